@@ -1,0 +1,112 @@
+// Fused GEMM epilogue as a compile-time policy: the accumulator goes from registers to the final store.
+//   pre = alpha * acc (+ beta * C[m, n]) (+ bias);   Z[m, n] = pre (if SaveZ);   D[m, n] = act(pre)
+// Every choice (activation, bias mode, C, Z) is a template argument resolved with `if constexpr`, so a
+// kernel instantiated with Epilogue<ReLU, PerN, false, false> holds only a bias add and a max.
+// The numpy twin is fraglab/epilogue_ref.py; keep the two formulas identical.
+#pragma once
+
+namespace fraglab {
+
+enum class ActKind : int { None = 0, ReLU, LeakyReLU, GELU, GELUTanh, SiLU, Sigmoid, Tanh };
+enum class BiasMode : int { None = 0, PerM, PerN, Full };
+
+struct EpilogueParams {          // every pointer f32, row-major, indices (m, n) are global output coordinates
+  float alpha, beta, leaky_slope;
+  const float* C;    int ldc;    // read when HasC
+  const float* bias; int ldbias; // PerM: bias[m]; PerN: bias[n]; Full: bias[m * ldbias + n]
+  float* D;          int ldd;
+  float* Z;          int ldz;    // written when SaveZ (the pre-activation)
+};
+
+__device__ __forceinline__ long long flat_index(int m, int n, int ld) {
+  return static_cast<long long>(m) * ld + n;  // 64-bit: M * ld passes 2^31 from 46341^2 on
+}
+
+constexpr float kNegInf = -__builtin_huge_valf();  // no <cmath> under NVRTC, so no INFINITY
+
+// NaN in -> NaN out for every kind (comparisons are written so that NaN takes the `x` branch).
+// The smooth kinds take their limits at +-inf (x * 0 would give NaN at -inf).
+template <ActKind Act>
+__device__ __forceinline__ float activate(float x, float leaky_slope) {
+  if constexpr (Act == ActKind::None) {
+    return x;
+  } else if constexpr (Act == ActKind::ReLU) {
+    return x < 0.f ? 0.f : x;                       // fmaxf(x, 0) would turn NaN into 0
+  } else if constexpr (Act == ActKind::LeakyReLU) {
+    return x < 0.f ? x * leaky_slope : x;
+  } else if constexpr (Act == ActKind::GELU) {
+    // x * Phi(x), Phi(x) = erfc(-x / sqrt2) / 2: erfc keeps Phi accurate in the far negative tail
+    const float y = 0.5f * x * erfcf(-0.70710678118654752f * x);
+    return x == kNegInf ? 0.f : y;
+  } else if constexpr (Act == ActKind::GELUTanh) {
+    // 0.5 x (1 + tanh(u)) == x / (1 + exp(-2u)),  u = sqrt(2/pi) (x + 0.044715 x^3)
+    const float u = 0.79788456080286536f * fmaf(0.044715f * x, x * x, x);
+    const float y = x / (1.f + expf(-2.f * u));
+    return x == kNegInf ? 0.f : y;
+  } else if constexpr (Act == ActKind::SiLU) {
+    const float y = x / (1.f + expf(-x));           // x * sigmoid(x)
+    return x == kNegInf ? 0.f : y;
+  } else if constexpr (Act == ActKind::Sigmoid) {
+    return 1.f / (1.f + expf(-x));
+  } else {
+    static_assert(Act == ActKind::Tanh, "unknown ActKind");
+    return tanhf(x);
+  }
+}
+
+template <ActKind Act, BiasMode Bias, bool HasC, bool SaveZ>
+struct Epilogue {
+  // pre = alpha*acc (+ beta*C[m,n]) (+ bias);  Z = pre (if SaveZ);  D = act(pre)
+  static constexpr ActKind kAct = Act;
+  static constexpr BiasMode kBias = Bias;
+  static constexpr bool kReadsC = HasC;
+  static constexpr bool kReadsBias = Bias != BiasMode::None;
+  static constexpr bool kWritesZ = SaveZ;
+
+  // The bias term for (m, n); 0 when Bias == None (the load is compiled out).
+  static __device__ __forceinline__ float bias_at(const EpilogueParams& p, int m, int n) {
+    if constexpr (Bias == BiasMode::PerM) {
+      return __ldg(p.bias + m);
+    } else if constexpr (Bias == BiasMode::PerN) {
+      return __ldg(p.bias + n);
+    } else if constexpr (Bias == BiasMode::Full) {
+      return __ldg(p.bias + flat_index(m, n, p.ldbias));
+    } else {
+      return 0.f;
+    }
+  }
+
+  static __device__ __forceinline__ float c_at(const EpilogueParams& p, int m, int n) {
+    if constexpr (HasC) {
+      return __ldg(p.C + flat_index(m, n, p.ldc));
+    } else {
+      return 0.f;
+    }
+  }
+
+  // The arithmetic alone, on values the caller already loaded (e.g. C and bias as float4):
+  // `c` is ignored unless HasC, `bias` unless Bias != None. Returns D's value; `pre` gets Z's.
+  static __device__ __forceinline__ float combine(const EpilogueParams& p, float acc, float c, float bias,
+                                                  float& pre) {
+    float v = p.alpha * acc;
+    if constexpr (HasC) v = fmaf(p.beta, c, v);
+    if constexpr (Bias != BiasMode::None) v += bias;
+    pre = v;
+    return activate<Act>(v, p.leaky_slope);
+  }
+
+  // compute(): returns D's value, writes the pre-activation to `pre` (caller stores, e.g. vectorized)
+  static __device__ __forceinline__ float compute(const EpilogueParams& p, int m, int n, float acc, float& pre) {
+    return combine(p, acc, c_at(p, m, n), bias_at(p, m, n), pre);
+  }
+
+  // apply(): compute and store D (and Z) at (m, n) with scalar stores; caller guarantees m < M, n < N
+  static __device__ __forceinline__ void apply(const EpilogueParams& p, int m, int n, float acc) {
+    float pre;
+    const float d = compute(p, m, n, acc, pre);
+    if constexpr (SaveZ) p.Z[flat_index(m, n, p.ldz)] = pre;
+    p.D[flat_index(m, n, p.ldd)] = d;
+  }
+};
+
+}  // namespace fraglab
