@@ -22,7 +22,7 @@ __device__ __forceinline__ long long flat_index(int m, int n, int ld) {
   return static_cast<long long>(m) * ld + n;  // 64-bit: M * ld passes 2^31 from 46341^2 on
 }
 
-constexpr float kNegInf = -__builtin_huge_valf();  // no <cmath> under NVRTC, so no INFINITY
+constexpr float kFloatMax = 3.40282347e+38f;  // no <cfloat>/<cmath> under NVRTC; x < -kFloatMax only for -inf
 
 // NaN in -> NaN out for every kind (comparisons are written so that NaN takes the `x` branch).
 // The smooth kinds take their limits at +-inf (x * 0 would give NaN at -inf).
@@ -37,15 +37,15 @@ __device__ __forceinline__ float activate(float x, float leaky_slope) {
   } else if constexpr (Act == ActKind::GELU) {
     // x * Phi(x), Phi(x) = erfc(-x / sqrt2) / 2: erfc keeps Phi accurate in the far negative tail
     const float y = 0.5f * x * erfcf(-0.70710678118654752f * x);
-    return x == kNegInf ? 0.f : y;
+    return x < -kFloatMax ? 0.f : y;
   } else if constexpr (Act == ActKind::GELUTanh) {
     // 0.5 x (1 + tanh(u)) == x / (1 + exp(-2u)),  u = sqrt(2/pi) (x + 0.044715 x^3)
     const float u = 0.79788456080286536f * fmaf(0.044715f * x, x * x, x);
     const float y = x / (1.f + expf(-2.f * u));
-    return x == kNegInf ? 0.f : y;
+    return x < -kFloatMax ? 0.f : y;
   } else if constexpr (Act == ActKind::SiLU) {
     const float y = x / (1.f + expf(-x));           // x * sigmoid(x)
-    return x == kNegInf ? 0.f : y;
+    return x < -kFloatMax ? 0.f : y;
   } else if constexpr (Act == ActKind::Sigmoid) {
     return 1.f / (1.f + expf(-x));
   } else {
