@@ -1,0 +1,344 @@
+"""The FP32 SIMT GEMM ladder (kernels/gemm_simt.cu): specs, builds, dispatch, launch, and the ladder run.
+
+    D = act(alpha * A @ B (+ beta * C) (+ bias)),   Z = the pre-activation (when asked for)
+
+Each rung adds one idea to the one before (RUNGS, in ladder order); all end in the same compile-time
+epilogue policy as the WMMA GEMM (kernels/epilogue.cuh). Everything here but `launch` and `run_ladder`
+is plain Python and runs without a GPU.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+from typing import Any, Iterable, Optional, Sequence, Union
+
+import numpy as np
+
+from .epilogue_ref import ACT_KINDS, BIAS_MODES, check_result, epilogue_cpp, reference_gemm
+from .sources import KernelBuild
+
+ENTRY = "gemm_simt.cu"
+_NS = "fraglab::simt::"
+
+
+@dataclass(frozen=True)
+class RungSpec:
+    """One rung: its kernel template, tile arguments and the launch they imply."""
+    name: str
+    kernel: str                           # template name in kernels/gemm_simt.cu
+    template_args: tuple[Union[int, bool], ...]  # after the epilogue type, as the template lists them
+    block: tuple[int, int]                # threads per block (x, y)
+    tile: Optional[tuple[int, int]]       # outputs per block (rows, cols); None: 1-D grid over M * N
+    idea: str                             # what this rung adds to the one before
+
+    def grid(self, m: int, n: int) -> tuple[int, ...]:
+        if self.tile is None:
+            return (math.ceil(m * n / self.block[0]),)
+        return (math.ceil(n / self.tile[1]), math.ceil(m / self.tile[0]))
+
+
+# Tile numbers match the named defaults in kernels/gemm_simt.cu (kSmokeBlock, kTile2dBM, ...).
+RUNG_SPECS: dict[str, RungSpec] = {s.name: s for s in (
+    RungSpec("smoke", "gemm_smoke", (16, 16), (16, 16), (16, 16),
+             "one thread per output, 16x16 blocks (the seed's small-problem kernel)"),
+    RungSpec("naive_uncoalesced", "gemm_naive", (False, 256), (256, 1), None,
+             "one thread per output, neighbouring threads on neighbouring rows (strided A loads, D stores)"),
+    RungSpec("naive_coalesced", "gemm_naive", (True, 256), (256, 1), None,
+             "neighbouring threads on neighbouring columns: B loads and D stores coalesce, A is a broadcast"),
+    RungSpec("smem_cache", "gemm_smem_cache", (32,), (32, 32), (32, 32),
+             "32x32 tiles of A and B staged in shared memory, each element read from DRAM once per block"),
+    RungSpec("reg_tile_1d", "gemm_reg_tile_1d", (64, 64, 8, 8), (512, 1), (64, 64),
+             "each thread 8 outputs down a column: one B read from shared memory feeds 8 FMAs"),
+    RungSpec("reg_tile_2d", "gemm_reg_tile_2d", (False, 128, 128, 8, 8, 8, 1), (16, 16), (128, 128),
+             "each thread an 8x8 outer product (128x128 blocks, BK 8), A rows padded against bank conflicts"),
+    RungSpec("reg_tile_2d_db", "gemm_reg_tile_2d", (True, 128, 128, 8, 8, 8, 1), (16, 16), (128, 128),
+             "double-buffered shared tiles: the next tile loads while this one is used, one barrier per step"),
+    RungSpec("vectorized", "gemm_vectorized", (128, 128, 8, 8, 8, 4), (16, 16), (128, 128),
+             "16-byte global loads and D stores, A transposed in shared memory, 16-byte shared reads"),
+    RungSpec("warp_tiled", "gemm_warp_tiled", (128, 128, 16, 32, 64, 4), (256, 1), (128, 128),
+             "32x64 warp tiles of 4x4 lane sub-tiles: every shared read one conflict-free wavefront, BK 16"),
+)}
+RUNGS: tuple[str, ...] = tuple(RUNG_SPECS)
+
+# The rung `choose_rung` takes above the threshold: the fastest at 4096^3 and 8192^3 on the H200
+# (docs/benchmarks_simt.md).
+TOP_RUNG = "warp_tiled"
+
+# Output elements (M * N) up to which the smoke kernel beats the top rung on the H200; K barely moves
+# the crossover because both kernels' time grows linearly in K (tools/simt/bench_simt.py --threshold,
+# docs/benchmarks_simt.md).
+SMOKE_THRESHOLD = 128 * 128
+
+_GRID_Y_MAX = 65535
+_GRID_X_MAX = 2**31 - 1
+_INT32_MAX = 2**31 - 1
+
+
+def _check_choice(value: Any, valid: Sequence[str], argument: str) -> str:
+    if value not in valid:
+        raise ValueError(f"invalid {argument} {value!r}: valid choices are {', '.join(valid)}")
+    return value
+
+
+def rung_spec(rung: str) -> RungSpec:
+    return RUNG_SPECS[_check_choice(rung, RUNGS, "kernel")]
+
+
+def _cpp_arg(value: Union[int, bool]) -> str:
+    return ("true" if value else "false") if isinstance(value, bool) else str(int(value))
+
+
+def kernel_name(rung: str, act: str = "none", bias_mode: str = "none", has_c: bool = False,
+                save_z: bool = False) -> str:
+    """The name expression, e.g. 'fraglab::simt::gemm_smoke<fraglab::Epilogue<...>, 16, 16>'."""
+    spec = rung_spec(rung)
+    args = ", ".join((epilogue_cpp(act, bias_mode, has_c, save_z), *map(_cpp_arg, spec.template_args)))
+    return f"{_NS}{spec.kernel}<{args}>"
+
+
+def build_for(rung: str, act: str = "none", bias_mode: str = "none", has_c: bool = False,
+              save_z: bool = False) -> KernelBuild:
+    """The one-kernel build `launch` compiles for this rung and epilogue."""
+    return KernelBuild(entry=ENTRY, name_expressions=(kernel_name(rung, act, bias_mode, has_c, save_z),))
+
+
+def epilogue_combinations() -> list[tuple[str, str, bool, bool]]:
+    """Every (act, bias_mode, has_c, save_z) the epilogue policy can be asked for: 8 x 4 x 2 x 2."""
+    return [(a, b, c, z) for a in ACT_KINDS for b in BIAS_MODES for c in (False, True) for z in (False, True)]
+
+
+def all_builds() -> list[KernelBuild]:
+    """Every build `launch` can request: each rung with each epilogue (one kernel per build)."""
+    return [build_for(r, *combo) for r in RUNGS for combo in epilogue_combinations()]
+
+
+def rung_build(rung: str, combos: Optional[Iterable[tuple[str, str, bool, bool]]] = None) -> KernelBuild:
+    """One build holding `rung` with many epilogues (all by default): one compile checks them together."""
+    combos = list(epilogue_combinations() if combos is None else combos)
+    return KernelBuild(entry=ENTRY, name_expressions=tuple(kernel_name(rung, *c) for c in combos))
+
+
+def choose_rung(m: int, n: int, k: int) -> str:
+    """The rung `gemm(kernel="simt")` uses: smoke up to SMOKE_THRESHOLD outputs, TOP_RUNG above."""
+    for name, value in (("m", m), ("n", n), ("k", k)):
+        if int(value) < 1:
+            raise ValueError(f"invalid {name} {value}: must be >= 1")
+    return "smoke" if m * n <= SMOKE_THRESHOLD else TOP_RUNG
+
+
+def launch_geometry(rung: str, m: int, n: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(grid, block) for an M x N output; ValueError when the grid would pass CUDA's limits."""
+    spec = rung_spec(rung)
+    grid = spec.grid(m, n)
+    if grid[0] > _GRID_X_MAX or (len(grid) > 1 and grid[1] > _GRID_Y_MAX):
+        raise ValueError(f"a {m} x {n} output needs grid {grid}, beyond CUDA's limits for kernel {rung!r}")
+    return grid, spec.block
+
+
+# ---------------------------------------------------------------------------------------------- GPU
+def _leading_dim(x, argument: str) -> int:
+    """Row pitch in elements of a row-major f32 matrix view (columns must be contiguous)."""
+    if x.dtype != np.float32:
+        raise ValueError(f"{argument} must be float32 for the SIMT GEMM, not {x.dtype}")
+    rows, cols = x.shape
+    item = x.itemsize
+    if cols > 1 and x.strides[1] != item:
+        raise ValueError(f"{argument} must have contiguous rows (row-major); its strides are {x.strides}")
+    if rows == 1:
+        return max(cols, 1)
+    if x.strides[0] % item or x.strides[0] < cols * item:
+        raise ValueError(f"{argument} has an unsupported row stride {x.strides[0]} bytes")
+    ld = x.strides[0] // item
+    if ld > _INT32_MAX:
+        raise ValueError(f"{argument} has a row pitch beyond 2^31 elements")
+    return ld
+
+
+def launch(rung: str, a, b, d, *, c=None, bias=None, bias_mode: str = "none", act: str = "none",
+           alpha: float = 1.0, beta: float = 0.0, leaky_slope: float = 0.01, z=None, stream=None) -> None:
+    """Run one rung: d (and z) = the fused GEMM of CuPy float32 arrays a (M x K), b (K x N).
+
+    Arguments are expected to be validated by fraglab.gemm_api; shapes and strides are re-read here.
+    `c` given means the C term is compiled in (beta scales it); `z` given means Z is written.
+    """
+    from . import gpu
+
+    m, k = a.shape
+    n = b.shape[1]
+    if max(m, n, k) > _INT32_MAX:
+        raise ValueError("M, N and K must each fit in 32 bits")
+    grid, block = launch_geometry(rung, m, n)
+    has_c, save_z = c is not None, z is not None
+    fn = gpu.function(build_for(rung, act, bias_mode, has_c, save_z),
+                      kernel_name(rung, act, bias_mode, has_c, save_z))
+    # unused pointers get D: the policy compiles their reads and writes out
+    if bias_mode == "full":
+        bias_ptr, ldbias = bias, _leading_dim(bias, "bias")
+    elif bias_mode in ("per_m", "per_n"):
+        if bias.ndim != 1 or (bias.shape[0] > 1 and bias.strides[0] != bias.itemsize):
+            raise ValueError("bias must be a contiguous 1-D float32 array for bias_mode per_m / per_n")
+        bias_ptr, ldbias = bias, 0
+    else:
+        bias_ptr, ldbias = d, 0
+    args = (np.int32(m), np.int32(n), np.int32(k), a, np.int32(_leading_dim(a, "a")),
+            b, np.int32(_leading_dim(b, "b")), np.float32(alpha), np.float32(beta), np.float32(leaky_slope),
+            c if has_c else d, np.int32(_leading_dim(c, "c") if has_c else 0),
+            bias_ptr, np.int32(ldbias),
+            d, np.int32(_leading_dim(d, "out")),
+            z if save_z else d, np.int32(_leading_dim(z, "z") if save_z else 0))
+    if stream is not None:
+        with stream:
+            fn(grid, block, args)
+    else:
+        fn(grid, block, args)
+
+
+def _problem_sizes(sizes) -> list[tuple[int, int, int]]:
+    out = []
+    for s in sizes:
+        t = (int(s),) * 3 if np.isscalar(s) else tuple(int(v) for v in s)
+        if len(t) != 3 or min(t) < 1:
+            raise ValueError(f"invalid size {s!r}: give N (for N^3) or (M, N, K), each >= 1")
+        out.append(t)
+    if not out:
+        raise ValueError("invalid sizes: give at least one size")
+    return out
+
+
+# Timed reps per kernel: enough for a median, but the slow rungs at 8192^3 (seconds a launch) stay short.
+_REP_BUDGET_MS = 600.0
+_MIN_REPS, _MAX_REPS = 3, 50
+
+
+def _reps_for(estimate_ms: float) -> int:
+    if not estimate_ms > 0:
+        return _MAX_REPS
+    return int(min(_MAX_REPS, max(_MIN_REPS, _REP_BUDGET_MS // estimate_ms)))
+
+
+def _pct(reference_ms: Optional[float], ms: Optional[float]) -> Optional[float]:
+    if reference_ms is None or ms is None or not ms > 0:
+        return None
+    return 100.0 * reference_ms / ms
+
+
+def run_ladder(sizes, *, kernel: Optional[str] = None, check: bool = True, bench: bool = True,
+               act: str = "none", bias_mode: str = "none", beta: float = 0.0, save_z: bool = False,
+               alpha: float = 1.0, leaky_slope: float = 0.01, progress=None, seed: int = 0) -> list[dict]:
+    """Run the ladder (or one rung, `kernel`) at each size beside cuBLAS SGEMM; one row per kernel and size.
+
+    Rows: kernel, m, n, k, ms, tflops, pct_cublas, status (PASSED / FAILED / -), max_err, rel_err.
+    Outputs are poisoned with NaN before each checked run; timings are medians of CUDA-event pairs
+    over inputs rotated so one pass is twice the L2. cuBLAS runs plain SGEMM (cupy.matmul, f32, TF32
+    off); its row is checked only when the epilogue is the identity.
+    """
+    from . import bench as benchmod
+    from . import gpu
+
+    rungs = list(RUNGS) if kernel is None else [_check_choice(kernel, RUNGS, "kernel")]
+    _check_choice(act, ACT_KINDS, "act")
+    _check_choice(bias_mode, BIAS_MODES, "bias_mode")
+    problems = _problem_sizes(sizes)
+    if os.environ.get("CUPY_TF32", "0") not in ("", "0"):
+        raise ValueError("CUPY_TF32 is set, so cupy.matmul would use TF32: unset it to compare with cuBLAS SGEMM")
+    cp = gpu.cupy()
+    has_c = beta != 0.0
+    plain = act == "none" and bias_mode == "none" and not has_c and alpha == 1.0
+    task = progress.add_task("SIMT ladder", total=len(problems) * (len(rungs) + 1)) if progress else None
+    rows: list[dict] = []
+    for m, n, k in problems:
+        sets = benchmod.rotation_count(4 * (m * k + k * n + m * n)) if bench else 1
+        rng = cp.random.default_rng(seed)
+        inputs = []
+        for _ in range(sets):
+            a = rng.uniform(-1.0, 1.0, (m, k), dtype=cp.float32)
+            b = rng.uniform(-1.0, 1.0, (k, n), dtype=cp.float32)
+            c = rng.uniform(-1.0, 1.0, (m, n), dtype=cp.float32) if has_c else None
+            shape = {"none": None, "per_m": (m,), "per_n": (n,), "full": (m, n)}[bias_mode]
+            bias = rng.uniform(-1.0, 1.0, shape, dtype=cp.float32) if shape else None
+            inputs.append((a, b, c, bias))
+        d = cp.empty((m, n), dtype=cp.float32)
+        z = cp.empty((m, n), dtype=cp.float32) if save_z else None
+        d_ref = z_ref = None
+        if check:
+            a0, b0, c0, bias0 = inputs[0]
+            d_ref, z_ref = reference_gemm(cp.asnumpy(a0), cp.asnumpy(b0),
+                                          c=None if c0 is None else cp.asnumpy(c0),
+                                          bias=None if bias0 is None else cp.asnumpy(bias0), bias_mode=bias_mode,
+                                          act=act, alpha=alpha, beta=beta, leaky_slope=leaky_slope)
+
+        def verdict() -> tuple[str, Optional[float], Optional[float]]:
+            ok, max_err, rel = check_result(cp.asnumpy(d), d_ref, "f32", z_ref=z_ref if save_z else None)
+            if save_z:
+                ok_z, max_z, rel_z = check_result(cp.asnumpy(z), z_ref, "f32")
+                ok, max_err, rel = ok and ok_z, max(max_err, max_z), max(rel, rel_z)
+            return ("PASSED" if ok else "FAILED"), max_err, rel
+
+        def time_it(fn) -> Optional[benchmod.Timing]:
+            if not bench:
+                return None
+            start, end = cp.cuda.Event(), cp.cuda.Event()
+            start.record()
+            fn(0)
+            end.record()
+            end.synchronize()
+            estimate = cp.cuda.get_elapsed_time(start, end)
+            return benchmod.time_cuda(fn, warmup=1 if estimate > 100 else 3, reps=_reps_for(estimate),
+                                      rotate=sets)
+
+        # cuBLAS first: the percentages below are of its time
+        def run_cublas(i: int) -> None:
+            cp.matmul(inputs[i][0], inputs[i][1], out=d)
+
+        status, max_err, rel = "-", None, None
+        if check and plain:
+            d.fill(cp.nan)
+            run_cublas(0)
+            status, max_err, rel = verdict()
+        timing = time_it(run_cublas)
+        cublas_ms = timing.median_ms if timing else None
+        rows.append(_row("cublas_sgemm", m, n, k, timing, None, status, max_err, rel))
+        if progress:
+            progress.advance(task)
+
+        for rung in rungs:
+            def run_rung(i: int, rung=rung) -> None:
+                a_i, b_i, c_i, bias_i = inputs[i]
+                launch(rung, a_i, b_i, d, c=c_i, bias=bias_i, bias_mode=bias_mode, act=act, alpha=alpha,
+                       beta=beta, leaky_slope=leaky_slope, z=z)
+
+            status, max_err, rel = "-", None, None
+            if check:
+                d.fill(cp.nan)
+                if z is not None:
+                    z.fill(cp.nan)
+                run_rung(0)
+                status, max_err, rel = verdict()
+            timing = time_it(run_rung)
+            rows.append(_row(rung, m, n, k, timing, cublas_ms, status, max_err, rel))
+            if progress:
+                progress.advance(task)
+        del inputs, d, z
+    return rows
+
+
+def _row(name: str, m: int, n: int, k: int, timing, cublas_ms: Optional[float], status: str,
+         max_err: Optional[float], rel_err: Optional[float]) -> dict:
+    from .bench import tflops
+
+    ms = timing.median_ms if timing else None
+    return {
+        "kernel": name, "m": m, "n": n, "k": k,
+        "ms": ms, "p20_ms": timing.p20_ms if timing else None, "p80_ms": timing.p80_ms if timing else None,
+        "reps": timing.reps if timing else None,
+        "tflops": tflops(m, n, k, ms) if ms else None,
+        "pct_cublas": 100.0 if name == "cublas_sgemm" and ms else _pct(cublas_ms, ms),
+        "status": status, "max_err": max_err, "rel_err": rel_err,
+    }
+
+
+__all__ = ["RUNGS", "RUNG_SPECS", "RungSpec", "TOP_RUNG", "SMOKE_THRESHOLD", "rung_spec", "kernel_name",
+           "build_for", "rung_build", "all_builds", "epilogue_combinations", "choose_rung", "launch_geometry",
+           "launch", "run_ladder"]

@@ -1,0 +1,213 @@
+// Tensor-core GEMM on WMMA fragments with a fused, compile-time epilogue (kernels/epilogue.cuh).
+//   D[M,N] (f32) = act(alpha * A[M,K] @ B[K,N] (+ beta * C) (+ bias)),  A, B row-major f16 or bf16, f32 accumulation
+// Block tile BM x BN x BK, warp tile WM x WN (several 16x16 fragments per warp), Stages-deep cp.async
+// pipeline global -> shared with padded rows, then each warp stages its accumulators through shared
+// memory one fragment row at a time so the epilogue reads them row-wise and writes D coalesced.
+// Aligned == true needs K % 8 == 0, N % 8 == 0 and 16-byte aligned pointers (16-byte copies and
+// float4 epilogue traffic); Aligned == false handles any M, N, K >= 1 with element-wise edge code.
+#include <mma.h>
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+
+#include "epilogue.cuh"
+
+namespace fraglab {
+
+template <int BM_, int BN_, int BK_, int WM_, int WN_, int Stages_>
+struct WmmaTile {
+  static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_, Stages = Stages_;
+  static constexpr int kWarpsM = BM / WM, kWarpsN = BN / WN;
+  static constexpr int kWarps = kWarpsM * kWarpsN;
+  static constexpr int kThreads = 32 * kWarps;
+  static constexpr int kFragM = WM / 16, kFragN = WN / 16;   // fragments per warp along M and N
+  static constexpr int kLdA = BK + 8;                        // +16 B per row: ldmatrix rows hit distinct banks
+  static constexpr int kLdB = BN + 8;
+  static constexpr int kStageElems = BM * kLdA + BK * kLdB;  // 2-byte elements per pipeline stage
+  static constexpr int kLdStage = WN + 4;                    // f32 staging row, +16 B against bank conflicts
+  static constexpr int kPipeBytes = Stages * kStageElems * 2;
+  static constexpr int kEpilogueBytes = kWarps * 16 * kLdStage * 4;
+  static constexpr int kSmemBytes = kPipeBytes > kEpilogueBytes ? kPipeBytes : kEpilogueBytes;
+  static constexpr int kGroupM = 8;                          // tiles along M visited together, for L2 reuse
+  static_assert(BM % WM == 0 && BN % WN == 0 && WM % 16 == 0 && WN % 16 == 0 && BK % 16 == 0, "tile shape");
+  static_assert((BM * BK / 8) % kThreads == 0 && (BK * BN / 8) % kThreads == 0, "16-byte chunks per thread");
+  static_assert(WN % 4 == 0 && 32 % (WN / 4) == 0, "epilogue: a warp covers whole staged rows with float4");
+};
+
+__device__ __forceinline__ unsigned smem_address(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+
+// 16-byte async copy; src_bytes == 0 writes zeros (rows/columns past the matrix edge, and the K tail).
+__device__ __forceinline__ void cp_async_16(void* smem, const void* gmem, int src_bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_address(smem)), "l"(gmem),
+               "r"(src_bytes));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
+
+// Copy a ROWS x COLS tile of 2-byte elements at (row0, col0) of a rows x cols row-major matrix into
+// shared memory (leading dimension LD), zero outside the matrix.
+template <int ROWS, int COLS, int LD, int THREADS, bool Aligned>
+__device__ __forceinline__ void load_tile(unsigned short* __restrict__ dst, const unsigned short* __restrict__ src,
+                                          int rows, int cols, int row0, int col0) {
+  constexpr int kChunksPerRow = COLS / 8;
+  constexpr int kChunks = ROWS * kChunksPerRow;
+#pragma unroll
+  for (int i = 0; i < kChunks / THREADS; ++i) {
+    const int chunk = threadIdx.x + i * THREADS;
+    const int r = chunk / kChunksPerRow;
+    const int c = (chunk % kChunksPerRow) * 8;
+    const int gr = row0 + r, gc = col0 + c;
+    unsigned short* d = dst + r * LD + c;
+    if constexpr (Aligned) {
+      // cols % 8 == 0, so a chunk is wholly inside or wholly outside
+      const bool inside = gr < rows && gc < cols;
+      const unsigned short* s = inside ? src + flat_index(gr, gc, cols) : src;
+      cp_async_16(d, s, inside ? 16 : 0);
+    } else {
+      unsigned short v[8];
+#pragma unroll
+      for (int e = 0; e < 8; ++e) {
+        v[e] = (gr < rows && gc + e < cols) ? src[flat_index(gr, gc + e, cols)] : static_cast<unsigned short>(0);
+      }
+      uint4 packed;
+      packed.x = v[0] | (static_cast<unsigned>(v[1]) << 16);
+      packed.y = v[2] | (static_cast<unsigned>(v[3]) << 16);
+      packed.z = v[4] | (static_cast<unsigned>(v[5]) << 16);
+      packed.w = v[6] | (static_cast<unsigned>(v[7]) << 16);
+      *reinterpret_cast<uint4*>(d) = packed;
+    }
+  }
+}
+
+// Apply the epilogue to four consecutive columns n..n+3 of row m (all inside: N % 4 == 0).
+template <class Ep>
+__device__ __forceinline__ void epilogue_store4(const EpilogueParams& p, int m, int n, float4 acc) {
+  float4 c = make_float4(0.f, 0.f, 0.f, 0.f);
+  float4 b = make_float4(0.f, 0.f, 0.f, 0.f);
+  if constexpr (Ep::kReadsC) c = __ldg(reinterpret_cast<const float4*>(p.C + flat_index(m, n, p.ldc)));
+  if constexpr (Ep::kBias == BiasMode::PerM) {
+    const float bm = __ldg(p.bias + m);
+    b = make_float4(bm, bm, bm, bm);
+  } else if constexpr (Ep::kBias == BiasMode::PerN) {
+    b = __ldg(reinterpret_cast<const float4*>(p.bias + n));
+  } else if constexpr (Ep::kBias == BiasMode::Full) {
+    b = __ldg(reinterpret_cast<const float4*>(p.bias + flat_index(m, n, p.ldbias)));
+  }
+  float4 d, z;
+  d.x = Ep::combine(p, acc.x, c.x, b.x, z.x);
+  d.y = Ep::combine(p, acc.y, c.y, b.y, z.y);
+  d.z = Ep::combine(p, acc.z, c.z, b.z, z.z);
+  d.w = Ep::combine(p, acc.w, c.w, b.w, z.w);
+  if constexpr (Ep::kWritesZ) *reinterpret_cast<float4*>(p.Z + flat_index(m, n, p.ldz)) = z;
+  *reinterpret_cast<float4*>(p.D + flat_index(m, n, p.ldd)) = d;
+}
+
+// T is __half or __nv_bfloat16. One block computes one BM x BN tile of D.
+template <class Tile, class Ep, bool Aligned, typename T>
+__global__ void __launch_bounds__(Tile::kThreads, 1)
+gemm_wmma_kernel(const T* __restrict__ A, const T* __restrict__ B, int M, int N, int K, float alpha, float beta,
+                 float leaky_slope, const float* C, const float* bias, float* D, float* Z) {
+  using namespace nvcuda;
+  constexpr int BM = Tile::BM, BN = Tile::BN, BK = Tile::BK, Stages = Tile::Stages;
+  extern __shared__ __align__(128) unsigned char smem_raw[];
+  unsigned short* smem = reinterpret_cast<unsigned short*>(smem_raw);
+
+  // Grouped tile order: kGroupM consecutive blocks share B's column panel while they walk down M.
+  const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
+  const int per_group = Tile::kGroupM * tiles_n;
+  const int group = blockIdx.x / per_group;
+  const int first_m = group * Tile::kGroupM;
+  const int group_rows = min(tiles_m - first_m, Tile::kGroupM);
+  const int tile_m = first_m + (blockIdx.x % per_group) % group_rows;
+  const int tile_n = (blockIdx.x % per_group) / group_rows;
+  const int m0 = tile_m * BM, n0 = tile_n * BN;
+
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int warp_m = warp / Tile::kWarpsN, warp_n = warp % Tile::kWarpsN;
+  const unsigned short* a_bits = reinterpret_cast<const unsigned short*>(A);
+  const unsigned short* b_bits = reinterpret_cast<const unsigned short*>(B);
+
+  auto stage_a = [&](int s) { return smem + s * Tile::kStageElems; };
+  auto stage_b = [&](int s) { return smem + s * Tile::kStageElems + BM * Tile::kLdA; };
+  auto load_stage = [&](int s, int k_tile) {
+    const int k0 = k_tile * BK;
+    load_tile<BM, BK, Tile::kLdA, Tile::kThreads, Aligned>(stage_a(s), a_bits, M, K, m0, k0);
+    load_tile<BK, BN, Tile::kLdB, Tile::kThreads, Aligned>(stage_b(s), b_bits, K, N, k0, n0);
+  };
+
+  wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[Tile::kFragM][Tile::kFragN];
+#pragma unroll
+  for (int i = 0; i < Tile::kFragM; ++i)
+#pragma unroll
+    for (int j = 0; j < Tile::kFragN; ++j) wmma::fill_fragment(acc[i][j], 0.f);
+
+  const int k_tiles = (K + BK - 1) / BK;
+#pragma unroll
+  for (int s = 0; s < Stages - 1; ++s) {
+    if (s < k_tiles) load_stage(s, s);
+    cp_async_commit();  // one group per stage, empty past the end, so wait_group counts stay fixed
+  }
+
+  for (int kt = 0; kt < k_tiles; ++kt) {
+    cp_async_wait<Stages - 2>();
+    __syncthreads();  // tile kt is in shared memory for all, and everyone is done with tile kt - 1
+    const int next = kt + Stages - 1;
+    if (next < k_tiles) load_stage(next % Stages, next);
+    cp_async_commit();
+
+    const T* as = reinterpret_cast<const T*>(stage_a(kt % Stages)) + warp_m * Tile::WM * Tile::kLdA;
+    const T* bs = reinterpret_cast<const T*>(stage_b(kt % Stages)) + warp_n * Tile::WN;
+#pragma unroll
+    for (int kk = 0; kk < BK; kk += 16) {
+      wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> a_frag[Tile::kFragM];
+      wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::row_major> b_frag[Tile::kFragN];
+#pragma unroll
+      for (int i = 0; i < Tile::kFragM; ++i)
+        wmma::load_matrix_sync(a_frag[i], as + i * 16 * Tile::kLdA + kk, Tile::kLdA);
+#pragma unroll
+      for (int j = 0; j < Tile::kFragN; ++j)
+        wmma::load_matrix_sync(b_frag[j], bs + kk * Tile::kLdB + j * 16, Tile::kLdB);
+#pragma unroll
+      for (int i = 0; i < Tile::kFragM; ++i)
+#pragma unroll
+        for (int j = 0; j < Tile::kFragN; ++j) wmma::mma_sync(acc[i][j], a_frag[i], b_frag[j], acc[i][j]);
+    }
+  }
+  cp_async_wait<0>();
+  __syncthreads();  // the pipeline's shared memory becomes the epilogue's staging area
+
+  const EpilogueParams p{alpha, beta, leaky_slope, C, N, bias, N, D, N, Z, N};
+  float* stage = reinterpret_cast<float*>(smem_raw) + warp * 16 * Tile::kLdStage;
+  constexpr int kLanesPerRow = Tile::WN / 4;      // one float4 per lane
+  constexpr int kRowsPerPass = 32 / kLanesPerRow;
+  const int col4 = (lane % kLanesPerRow) * 4;
+#pragma unroll
+  for (int i = 0; i < Tile::kFragM; ++i) {
+#pragma unroll
+    for (int j = 0; j < Tile::kFragN; ++j)
+      wmma::store_matrix_sync(stage + j * 16, acc[i][j], Tile::kLdStage, wmma::mem_row_major);
+    __syncwarp();
+#pragma unroll
+    for (int r0 = 0; r0 < 16; r0 += kRowsPerPass) {
+      const int r = r0 + lane / kLanesPerRow;
+      const int m = m0 + warp_m * Tile::WM + i * 16 + r;
+      const int n = n0 + warp_n * Tile::WN + col4;
+      const float4 v = *reinterpret_cast<const float4*>(stage + r * Tile::kLdStage + col4);
+      if (m < M) {
+        if constexpr (Aligned) {
+          if (n < N) epilogue_store4<Ep>(p, m, n, v);
+        } else {
+          if (n + 0 < N) Ep::apply(p, m, n + 0, v.x);
+          if (n + 1 < N) Ep::apply(p, m, n + 1, v.y);
+          if (n + 2 < N) Ep::apply(p, m, n + 2, v.z);
+          if (n + 3 < N) Ep::apply(p, m, n + 3, v.w);
+        }
+      }
+    }
+    __syncwarp();  // the staging rows are rewritten by the next fragment row
+  }
+}
+
+}  // namespace fraglab
