@@ -25,7 +25,9 @@ namespace fl {
 template <int DT> struct Prec;
 template <> struct Prec<FL_F16>  { using wmma_t = half;            using mem_t = half;          static constexpr int bits = 16; };
 template <> struct Prec<FL_BF16> { using wmma_t = __nv_bfloat16;   using mem_t = __nv_bfloat16; static constexpr int bits = 16; };
+#if __CUDA_ARCH__ >= 800  // tf32 fragments exist from sm_80 (mma.h's __CUDA_AMPERE_MMA__)
 template <> struct Prec<FL_TF32> { using wmma_t = wmma::precision::tf32; using mem_t = float;   static constexpr int bits = 32; };
+#endif
 template <> struct Prec<FL_F64>  { using wmma_t = double;          using mem_t = double;        static constexpr int bits = 64; };
 template <> struct Prec<FL_U8>   { using wmma_t = unsigned char;   using mem_t = unsigned char; static constexpr int bits = 8; };
 template <> struct Prec<FL_S8>   { using wmma_t = signed char;     using mem_t = signed char;   static constexpr int bits = 8; };
@@ -109,7 +111,9 @@ template <int M, int N, int K, int DT> struct AccFamily {
 template <int DT, class D, class A, class B, class C>
 __device__ __forceinline__ void run_mma(D& d, const A& a, const B& b, const C& c) {
   if constexpr (DT == FL_B1) {
+#if __CUDA_ARCH__ >= 800  // bmmaBitOpAND exists from sm_80; the catalogue offers b1 probes only there
     wmma::bmma_sync(d, a, b, c, wmma::experimental::bmmaBitOpAND);  // popc(a & b): an identity picks one bit
+#endif
   } else {
     wmma::mma_sync(d, a, b, c);
   }
