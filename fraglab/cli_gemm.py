@@ -59,14 +59,17 @@ def parse_sizes(size: Optional[str], m: Optional[int], n: Optional[int], k: Opti
 
 def _label(row: dict) -> dict:
     from .bench import size_label
-    return dict(row, size=size_label(row))
+    return dict(row, size=size_label(row)) if {"m", "n", "k"} <= row.keys() else row
 
 
 def _print_table(rows: list[dict], columns, title: str) -> None:
     from rich.console import Console
 
     from .bench import rows_table
-    Console().print(rows_table([_label(r) for r in rows], columns, title))
+    console = Console()
+    if not console.is_terminal:  # logs and pipes: wide enough that no column is cut
+        console = Console(width=max(console.width, 132))
+    console.print(rows_table([_label(r) for r in rows], columns, title))
 
 
 def gemm_command(
@@ -115,7 +118,7 @@ def gemm_command(
     try:
         with benchmod.progress(transient=True) as prog:
             if wmma:
-                from .gemm_wmma import CHECK_COLUMNS, SUMMARY_COLUMNS, run_suite
+                from .gemm_wmma import CHECK_COLUMNS, RATIO_COLUMNS, SUMMARY_COLUMNS, run_suite
                 result = run_suite(sizes, dtype=dtype, act=act, bias_mode=bias, alpha=alpha, beta=beta,
                                    leaky_slope=leaky_slope, save_z=save_z, check=check, bench=bench, tile=tile,
                                    progress=prog)
@@ -139,8 +142,9 @@ def gemm_command(
             _print_table(rows, CHECK_COLUMNS, title + ": check against float64")
         if bench:
             ceiling = result.get("ceiling_tflops")
-            _print_table(result["summary"], SUMMARY_COLUMNS,
-                         title + (f": TFLOP/s (register-only WMMA ceiling {ceiling:.0f})" if ceiling else ""))
+            _print_table(result["summary"], SUMMARY_COLUMNS, title + ": TFLOP/s (2MNK / median time)")
+            _print_table(result["summary"], RATIO_COLUMNS, "Ratios" + (
+                f" (ceiling: register-only WMMA {ceiling:.0f} TFLOP/s, measured in this run)" if ceiling else ""))
     else:
         _print_table(rows, SIMT_COLUMNS, title)
     if json_path is not None:
@@ -192,8 +196,7 @@ def peak_command(
         c = checks.get(r["kernel"])
         r["sass"] = ("ok: " if c.ok else "SUSPECT: ") + c.note if c else "-"
         r["sass_ok"] = c.ok if c else None
-    from rich.console import Console
-    Console().print(benchmod.rows_table(rows, peak.COLUMNS, f"Register-only tensor-core rates on {info['gpu_name']}"))
+    _print_table(rows, peak.COLUMNS, f"Register-only tensor-core rates on {info['gpu_name']}")
     if json_path is not None:
         benchmod.save_json({"command": "peak", "device": info, "rows": rows}, json_path)
 

@@ -218,7 +218,7 @@ def sass_checks(arch: str) -> dict[str, SassCheck]:
 def _random_inputs(cp, p: PeakProbe):
     rng = cp.random.default_rng(1234)
     if p.in_dtype == "uint8":
-        return [rng.integers(0, 4, size=n, dtype=cp.uint8) for n in (p.a_elems, p.b_elems)]
+        return [rng.integers(0, 4, size=n).astype(cp.uint8) for n in (p.a_elems, p.b_elems)]
     if p.in_dtype == "uint32":  # packed f16 pairs for the PTX probe: small values keep sums finite
         return [(rng.random(2 * n, dtype=cp.float32) * 0.02 - 0.01).astype(cp.float16).view(cp.uint32)
                 for n in (p.a_elems, p.b_elems)]

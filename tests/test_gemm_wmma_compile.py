@@ -1,0 +1,69 @@
+"""Every WMMA GEMM instantiation the launcher can request compiles, with NVRTC from pip wheels (no GPU).
+
+All 768 instantiations go through NVRTC's front end and NVVM to PTX (compute_80 and compute_90, with -G
+so NVVM does not spend minutes optimising); one of each tile x path x dtype, and every activation,
+also goes all the way to a cubin (sm_80 and sm_90) with the real options.
+"""
+
+import pytest
+
+from fraglab import gemm_wmma
+from fraglab.epilogue_ref import ACT_KINDS
+from fraglab.sources import KernelBuild
+
+nvrtc_offline = pytest.importorskip("fraglab.nvrtc_offline")
+try:
+    nvrtc_offline.wheel_include_dir()
+    from cuda.bindings import nvrtc  # noqa: F401
+except Exception as exc:  # the offline compiler is a dev extra
+    pytest.skip(f"offline NVRTC is not installed: {exc}", allow_module_level=True)
+
+CHUNK = 96
+
+
+def _chunks():
+    names = [s.name() for s in gemm_wmma.all_specs()]
+    return [tuple(names[i:i + CHUNK]) for i in range(0, len(names), CHUNK)]
+
+
+@pytest.mark.parametrize("arch", ["compute_80", "compute_90"])
+@pytest.mark.parametrize("chunk", range(len(_chunks())))
+def test_every_instantiation_compiles(arch, chunk):
+    names = _chunks()[chunk]
+    ok, log = nvrtc_offline.compile_build(KernelBuild(gemm_wmma.ENTRY, names, ("-G",)), arch)
+    assert ok, log
+
+
+def _representatives():
+    specs = []
+    for dtype in gemm_wmma.DTYPES:
+        for tile in gemm_wmma.TILES:
+            specs.append(gemm_wmma.WmmaKernelSpec(dtype, "gelu", "full", True, True, tile, True))
+        specs.append(gemm_wmma.WmmaKernelSpec(dtype, "silu", "per_m", True, True, gemm_wmma.GENERIC_TILE, False))
+    for i, act in enumerate(ACT_KINDS):
+        specs.append(gemm_wmma.WmmaKernelSpec("f16", act, ("none", "per_m", "per_n", "full")[i % 4], bool(i % 2),
+                                              bool(i % 3 == 0), "128x128", bool(i % 2)))
+    return specs
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+def test_representative_kernels_assemble_to_cubins(arch):
+    names = tuple(dict.fromkeys(s.name() for s in _representatives()))
+    ok, log = nvrtc_offline.compile_build(KernelBuild(gemm_wmma.ENTRY, names), arch)
+    assert ok, log
+    assert "spill" not in log.lower()
+
+
+def test_a_broken_instantiation_is_reported():
+    bad = gemm_wmma.WmmaKernelSpec("f16").name().replace("__half", "double")
+    ok, log = nvrtc_offline.compile_build(KernelBuild(gemm_wmma.ENTRY, (bad,), ("-G",)), "compute_90")
+    assert not ok and log
+
+
+def test_peak_and_spin_kernels_compile():
+    from fraglab import bench, peak
+
+    for build in (peak.PEAK_BUILD, bench.SPIN_BUILD):
+        for arch in ("sm_80", "sm_90"):
+            ok, log = nvrtc_offline.compile_build(build, arch)
+            assert ok, log
