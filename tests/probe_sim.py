@@ -65,13 +65,11 @@ def _operand_seen_by_mma(truth: Layout, slot_value) -> np.ndarray:
 def _products(spec: FragmentSpec, operand: np.ndarray, selections: int) -> np.ndarray:
     """(selections, M*N) D of operand x partner_j (or partner_j x operand), as the kernel stores it row-major."""
     m, n, k = spec.mnk
+    j, dm, dn = np.meshgrid(np.arange(selections), np.arange(m), np.arange(n), indexing="ij")
+    r, c = (dm, j * n + dn) if spec.frag == "matrix_a" else (j * m + dm, dn)
+    inside = (r < spec.rows) & (c < spec.cols)
     out = np.zeros((selections, m, n), dtype=np.int64)
-    for j in range(selections):
-        for dm in range(m):
-            for dn in range(n):
-                r, c = (dm, j * n + dn) if spec.frag == "matrix_a" else (j * m + dm, dn)
-                if r < spec.rows and c < spec.cols:
-                    out[j, dm, dn] = operand[r, c]
+    out[inside] = operand[r[inside], c[inside]]
     return out.reshape(selections, m * n)
 
 
