@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
 import numpy as np
 
-from .layout import NO_ELEMENT, Layout
+from .layout import Layout
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -30,8 +30,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 PALETTES: dict[str, str] = {
     "tab20": "matplotlib's tab20, continued with tab20b and tab20c past 20 colours (the default)",
-    "okabe-ito": "Okabe and Ito's 8 colour-blind-safe hues in 4 lightness steps: "
-                 "stays distinguishable for colour-blind readers",
+    "okabe-ito": "Okabe and Ito's colour-blind-safe hues, extended to 32 colours that stay apart under "
+                 "simulated protan-, deutan- and tritanopia: for colour-blind readers",
     "cividis": "matplotlib's cividis, a colour map made for colour-vision deficiency; neighbouring indices look alike",
     "grey": "grey levels only, neighbouring indices far apart in lightness: prints in greyscale",
 }
@@ -51,7 +51,16 @@ _MAX_GRID_W_IN = 14.0
 _MAX_GRID_H_IN = 13.0
 _MAX_MMA_IN = 17.0      # width and height budget of the three grids of the MMA view
 _DIM_TOWARD_WHITE = 0.75
-_OKABE_ITO = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#000000")
+# Okabe and Ito's colour-blind-safe hues (black left out: it hides labels), then 25 more picked greedily
+# (farthest point) from an 18-level sRGB grid with L* 25..92, the distance being the smallest CIELAB
+# delta-E over normal vision and Machado et al. (2009) full protan, deutan and tritan simulations:
+# every pair of the 32 stays at delta-E >= 12 for all four.
+_CVD_SAFE = (
+    "#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#8700F0",
+    "#692D0F", "#3C3C4B", "#C3F0C3", "#69FF87", "#9678FF", "#F0004B", "#4B3CB4", "#692D78",
+    "#D2C3E1", "#87C378", "#D2A5A5", "#69693C", "#A53C78", "#A53C0F", "#96B44B", "#C30FA5",
+    "#C3E15A", "#7896F0", "#874BF0", "#4B3C2D", "#5A0FC3", "#F02D69", "#A587C3", "#A5F0E1",
+)
 
 
 _SAVE_RC = {
@@ -104,20 +113,7 @@ def palette_colors(palette: str, n: int) -> list[tuple[float, float, float]]:
         base = [c for name in ("tab20", "tab20b", "tab20c") for c in matplotlib.colormaps[name].colors]
         return [tuple(base[i % len(base)][:3]) for i in range(n)]
     if palette == "okabe-ito":
-        hues = [matplotlib.colors.to_rgb(c) for c in _OKABE_ITO]
-        # Lightness steps keep 32 lanes apart: hue = i % 8, step = i // 8 (lightness survives colour blindness).
-        steps = (0.0, 0.38, 0.62, -0.35)
-        out = []
-        for i in range(n):
-            rgb = np.array(hues[i % 8])
-            step = steps[(i // 8) % len(steps)]
-            if i // 8 >= len(steps):  # more than 32: cycle
-                step = steps[(i // 8) % len(steps)]
-            mixed = rgb + (1 - rgb) * step if step >= 0 else rgb * (1 + step)
-            if i % 8 == 7 and step < 0:  # black cannot get darker: use a mid grey instead
-                mixed = np.array([0.45, 0.45, 0.45])
-            out.append(tuple(float(v) for v in mixed))
-        return out
+        return [tuple(matplotlib.colors.to_rgb(_CVD_SAFE[i % len(_CVD_SAFE)])) for i in range(n)]
     if palette == "cividis":
         cmap = matplotlib.colormaps["cividis"]
         return [tuple(cmap(0.08 + 0.9 * i / max(n - 1, 1))[:3]) for i in range(n)]
@@ -228,7 +224,9 @@ class _Run:
     first: _Cell
     last: _Cell
 
-    def text(self) -> str:
+    def text(self, slots: bool = True) -> str:
+        if not slots:
+            return ",".join(f"T{lane}" for lane in self.first.lanes)
         parts = []
         for lane in self.first.lanes:
             a = [(s, rd) for t, s, rd in self.first.holders if t == lane]
@@ -302,14 +300,12 @@ def _key_count(layouts: Iterable[Layout], color_by: str) -> int:
 class _GridReport:
     """What a drawn grid used, so the figure's notes explain exactly that."""
 
-    mode: str  # cell | run | none
+    mode: str  # cell | run | lanes | none
     font: float
     duplicates: bool
     ignored: bool
     unread_cells: bool
     empty_cells: bool
-    runs_vertical: bool = False
-    notes: list[str] = field(default_factory=list)
 
 
 def _axis_names(layout: Layout) -> tuple[str, str]:
@@ -329,7 +325,8 @@ def _major_step(n: int) -> int:
 
 
 def _draw_grid(ax: "Axes", layout: Layout, coloring: _Coloring, cell_w_pt: float, cell_h_pt: float,
-               *, cells: list[list[_Cell]] | None = None, plan: _LabelPlan | None = None) -> _GridReport:
+               *, cells: list[list[_Cell]] | None = None, plan: _LabelPlan | None = None,
+               gid: str = "grid") -> _GridReport:
     """Draw one fragment's matrix into ax, cell (r, c) spanning [c, c+1] x [r, r+1] in data units."""
     from matplotlib.collections import LineCollection, PolyCollection
 
@@ -376,7 +373,7 @@ def _draw_grid(ax: "Axes", layout: Layout, coloring: _Coloring, cell_w_pt: float
         ax.add_patch(_rect(c, r, hatch="xx", facecolor="none", edgecolor="0.25"))
 
     # Thin white lines between cells (when cells are big enough to show them), darker every 8.
-    minor_lw = 0.6 if min(cell_w_pt, cell_h_pt) >= 6 else 0.0
+    minor_lw = 0.6 if min(cell_w_pt, cell_h_pt) >= 9 else 0.0  # on smaller cells they would drown the colours
     segs_minor = [[(0, r), (cols, r)] for r in range(1, rows)] + [[(c, 0), (c, rows)] for c in range(1, cols)]
     if minor_lw:
         ax.add_collection(LineCollection(segs_minor, colors="white", linewidths=minor_lw))
@@ -405,18 +402,20 @@ def _draw_grid(ax: "Axes", layout: Layout, coloring: _Coloring, cell_w_pt: float
                     segs.append([(c + 1, r), (c + 1, r + 1)])
         ax.add_collection(LineCollection(segs, colors="black", linewidths=1.8, capstyle="projecting"))
 
-    _draw_labels(ax, layout, cells, coloring, plan)
+    _draw_labels(ax, layout, cells, coloring, plan, gid)
+    ax.set_gid(gid)
 
     ax.set_xlim(0, cols)
     ax.set_ylim(rows, 0)  # row 0 at the top, as a matrix is written
     ax.set_aspect("auto")
     for side in ax.spines.values():
         side.set_visible(False)
-    tick_font = min(7.5, max(5.0, 0.55 * min(cell_w_pt, cell_h_pt)))
     xs, ys = _tick_step(cell_w_pt, cols), _tick_step(cell_h_pt, rows)
     ax.set_xticks([c + 0.5 for c in range(0, cols, xs)], [str(c) for c in range(0, cols, xs)])
     ax.set_yticks([r + 0.5 for r in range(0, rows, ys)], [str(r) for r in range(0, rows, ys)])
-    ax.tick_params(axis="both", labelsize=tick_font, length=0, pad=2)
+    # Column numbers sit side by side: smaller when three digits share a narrow step.
+    ax.tick_params(axis="x", labelsize=7.5 if xs * cell_w_pt >= 16 else 6.0, length=0, pad=2)
+    ax.tick_params(axis="y", labelsize=7.5 if ys * cell_h_pt >= 9 else 6.0, length=0, pad=2)
     ax.xaxis.tick_top()
     ax.xaxis.set_label_position("top")
     ylabel, xlabel = _axis_names(layout)
@@ -443,14 +442,10 @@ def _cell_text_color(layout: Layout, cell: _Cell, coloring: _Coloring) -> str:
 class _LabelPlan:
     """How a grid is labelled: one label per cell, one per run of cells, or none (too small)."""
 
-    mode: str  # cell | run | none
+    mode: str  # cell | run (lane and slots per run) | lanes (lane per run) | none
     font: float = 0.0
     style: str = "two"
-    runs: list[tuple[_Run, float]] = field(default_factory=list)  # (run, font) of the runs that fit
-
-    @property
-    def vertical(self) -> bool:
-        return bool(self.runs) and self.runs[0][0].vertical
+    runs: list[_Run] = field(default_factory=list)
 
 
 def _plan_labels(cells: list[list[_Cell]], cell_w_pt: float, cell_h_pt: float) -> _LabelPlan:
@@ -459,37 +454,40 @@ def _plan_labels(cells: list[list[_Cell]], cell_w_pt: float, cell_h_pt: float) -
     font = min((_fit_font(lines, cell_w_pt, cell_h_pt) for lines in labels), default=_IDEAL_FONT)
     if font >= _MIN_FONT:
         return _LabelPlan("cell", font, style)
-    # Runs: the direction with fewer (so longer) runs; label those whose text fits.
+    # Runs: the direction with fewer (so longer) runs. Every run gets a label or none does, since a
+    # half-labelled grid reads as if the rest were empty: first "T5 x0-31", then just "T5".
     horizontal, vertical = _runs(cells, False), _runs(cells, True)
     runs = vertical if len(vertical) < len(horizontal) else horizontal
-    fitted = []
-    for run in runs:
-        along, across = (cell_h_pt, cell_w_pt) if run.vertical else (cell_w_pt, cell_h_pt)
-        f = min(_IDEAL_FONT, _FILL * across / _LINE_H, _FILL * run.length * along / (len(run.text()) * _CHAR_W))
-        if f >= _MIN_FONT:
-            fitted.append((run, f))
-    if not fitted:
-        return _LabelPlan("none")
-    return _LabelPlan("run", min(f for _, f in fitted), style, fitted)
+    for mode in ("run", "lanes"):
+        fonts = []
+        for run in runs:
+            along, across = (cell_h_pt, cell_w_pt) if run.vertical else (cell_w_pt, cell_h_pt)
+            chars = len(run.text(slots=mode == "run"))
+            fonts.append(min(_IDEAL_FONT, _FILL * across / _LINE_H, _FILL * run.length * along / (chars * _CHAR_W)))
+        if runs and min(fonts) >= _MIN_FONT:
+            return _LabelPlan(mode, min(fonts), style, runs)
+    return _LabelPlan("none")
 
 
 def _draw_labels(ax: "Axes", layout: Layout, cells: list[list[_Cell]], coloring: _Coloring,
-                 plan: _LabelPlan) -> None:
+                 plan: _LabelPlan, gid: str) -> None:
+    """Labels carry SVG ids ({gid}-cell-R-C, {gid}-run-R-C) so a file can be checked against its layout."""
     if plan.mode == "cell":
         for r, row in enumerate(cells):
             for c, cell in enumerate(row):
                 if cell.holders:
                     ax.text(c + 0.5, r + 0.5, "\n".join(_label_lines(cell, plan.style)), ha="center",
                             va="center", fontsize=plan.font, color=_cell_text_color(layout, cell, coloring),
-                            linespacing=1.1)
+                            linespacing=1.1, gid=f"{gid}-cell-{r}-{c}")
         return
-    for run, _ in plan.runs:
+    for run in plan.runs:
         if run.vertical:
             x, y, rot = run.c0 + 0.5, run.r0 + run.length / 2, 90
         else:
             x, y, rot = run.c0 + run.length / 2, run.r0 + 0.5, 0
-        ax.text(x, y, run.text(), ha="center", va="center", rotation=rot, fontsize=plan.font,
-                color=_cell_text_color(layout, run.first, coloring))
+        ax.text(x, y, run.text(slots=plan.mode == "run"), ha="center", va="center", rotation=rot,
+                fontsize=plan.font, color=_cell_text_color(layout, run.first, coloring),
+                gid=f"{gid}-run-{run.r0}-{run.c0}")
 
 
 def _grid_report(layout: Layout, cells: list[list[_Cell]], plan: _LabelPlan) -> "_GridReport":
@@ -548,7 +546,8 @@ def _source_line(layout: Layout) -> str:
 def _summary_line(layout: Layout) -> str:
     s = layout.spec
     slots = layout.threads * layout.num_elements
-    parts = [f"{layout.threads} lanes x {layout.num_elements} slots = {slots} slots for "
+    plural = "" if layout.num_elements == 1 else "s"
+    parts = [f"{layout.threads} lanes x {layout.num_elements} slot{plural} = {slots} slots for "
              f"{s.rows * s.cols} elements"]
     if layout.duplicate_slots:
         parts.append(f"{layout.duplicate_slots} duplicate slots")
@@ -568,10 +567,12 @@ def _notes(reports: list[_GridReport], color_by: str, lane: int | None, bits: in
         notes.append("T5 x3: lane 5 holds this element in slot x[3] of its fragment.")
     if "run" in modes:
         notes.append("T5 x0-31: lane 5 holds this run of elements in consecutive slots x[0]..x[31].")
+    if "lanes" in modes:
+        notes.append("T5 alone: lane 5 holds this run of elements; slots left out for room (--format table lists them).")
     if "none" in modes:
         notes.append("Cells too small to label here: use --lane N, or --format table for every holder.")
     if any(r.duplicates for r in reports):
-        notes.append("Several labels in one cell: the element is held by several (lane, slot) pairs; all are shown.")
+        notes.append("A cell listing several slots (or lanes): each of them holds a copy of the element; all are shown.")
     if any(r.ignored for r in reports):
         notes.append("(x11): a slot the MMA does not read (measured with the one-hot probe).")
     if any(r.unread_cells for r in reports):
@@ -630,7 +631,7 @@ def _check_lane(lane: int | None, threads: int) -> None:
 
 
 _NOTE_LINE_IN = 0.15
-_TITLE_IN = 0.95     # title and two lines of source/summary above the column ticks
+_TITLE_IN = 0.8     # title and two lines of source/summary above the column ticks
 _TICKS_IN = 0.42     # column numbers and axis name above a grid
 _LEFT_IN = 0.62      # row numbers and axis name left of a grid
 _PAD_IN = 0.14
@@ -659,18 +660,22 @@ def plot_layout(layout: Layout, ax: "Axes | None" = None, *, lane: int | None = 
     title = layout.spec.describe()
     lines = [_source_line(layout), _summary_line(layout)]
 
-    if ax is not None:  # notebook use: draw into the caller's axes, key and notes beside and below it
+    if ax is not None:  # notebook use: draw into the caller's axes; key beside it, notes below
         fig = ax.figure
         pos = ax.get_position()
         fw, fh = fig.get_size_inches()
-        w_pt = pos.width * fw * 72 / layout.spec.cols
-        h_pt = pos.height * fh * 72 / layout.spec.rows
-        report = _draw_grid(ax, layout, coloring, w_pt, h_pt, cells=cells)
-        ax.set_title(title + "\n" + "\n".join(lines), fontsize=8, loc="left", pad=28)
+        ax_w, ax_h = pos.width * fw, pos.height * fh
+        side = min(ax_w / layout.spec.cols, ax_h / layout.spec.rows)  # square cells (aspect equal below)
+        report = _draw_grid(ax, layout, coloring, side * 72, side * 72, cells=cells)
+        ax.set_aspect("equal", adjustable="box")
+        ax.set_title(title + "\n" + "\n".join(lines), fontsize=8, loc="left", pad=30)
         kcols = _key_shape(n, color_by, wide=False)
-        key_ax = ax.inset_axes((1.04, 0.0, 0.045 * kcols, 0.045 * kcols * -(-n // kcols) * pos.width * fw
-                                / (pos.height * fh)))
-        _draw_key(key_ax, coloring, n, kcols, 0.045 * pos.width * fw * 72)
+        krows = -(-n // kcols)
+        grid_w, grid_h = side * layout.spec.cols, side * layout.spec.rows
+        kbox = min(0.3, grid_h / (krows + 1))
+        key_ax = ax.inset_axes((1.0 + 0.25 / grid_w, 1.0 - krows * kbox / grid_h,
+                                kcols * kbox / grid_w, krows * kbox / grid_h))
+        _draw_key(key_ax, coloring, n, kcols, kbox * 72)
         notes = _notes([report], color_by, lane, layout.spec.element_bits)
         ax.annotate("\n".join(notes), (0, 0), xycoords="axes fraction", xytext=(0, -6),
                     textcoords="offset points", va="top", ha="left", fontsize=7)
@@ -726,7 +731,7 @@ def plot_mma(a: Layout, b: Layout, c: Layout, *, lane: int | None = None, color_
     s = s_k = min(ideal, _MAX_MMA_IN / (k + nn), _MAX_MMA_IN / (k + m))
     if k > max(m, nn) and _plan_labels(cells["C"], s * 72, s * 72).mode != "cell":
         s = min(ideal, 0.45 * _MAX_MMA_IN / nn, 0.45 * _MAX_MMA_IN / m)
-        s_k = min(s, (_MAX_MMA_IN - nn * s) / k, (_MAX_MMA_IN - m * s) / k)
+        s_k = min(s, 2.0 * max(m, nn) * s / k)  # k drawn twice as long as the longer of m, n
     sizes = {"A": (s_k, s), "B": (s, s_k), "C": (s, s)}
     plans = {name: _plan_labels(cells[name], w * 72, h * 72) for name, (w, h) in sizes.items()}
     layouts = {"A": a, "B": b, "C": c}
@@ -752,7 +757,7 @@ def plot_mma(a: Layout, b: Layout, c: Layout, *, lane: int | None = None, color_
     for name, ax in axes.items():
         lay = layouts[name]
         w, h = sizes[name]
-        _draw_grid(ax, lay, coloring, w * 72, h * 72, cells=cells[name], plan=plans[name])
+        _draw_grid(ax, lay, coloring, w * 72, h * 72, cells=cells[name], plan=plans[name], gid=name)
         stored = "stored " if name == "C" else ""
         ax.annotate(f"{name}: {lay.spec.dtype}, {stored}{lay.spec.layout}_major, {lay.spec.rows}x{lay.spec.cols}",
                     (0, 1), xycoords="axes fraction", xytext=(0, 25), textcoords="offset points",
@@ -762,7 +767,7 @@ def plot_mma(a: Layout, b: Layout, c: Layout, *, lane: int | None = None, color_
     kcols = _key_shape(n, color_by, wide=False)
     krows = -(-n // kcols)
     room = kw_in - 0.35
-    kbox = max(0.16, min(0.36, room / krows, (kw_in - 0.1) / kcols))
+    kbox = max(0.16, min(0.42, room / krows, (kw_in - 0.1) / kcols))
     if krows * kbox > room:  # a flat quadrant: a strip of up to 16 across the top
         kcols = min(n, 16)
         krows = -(-n // kcols)
@@ -803,6 +808,7 @@ def save_figure(fig: "Figure", path: str | os.PathLike, fmt: str) -> Path:
     try:
         with os.fdopen(fd, "wb") as handle, matplotlib.rc_context(_SAVE_RC):
             fig.savefig(handle, format=fmt, dpi=PNG_DPI if fmt == "png" else None, metadata=metadata)
+        os.chmod(tmp, _new_file_mode())  # mkstemp makes 0600; a figure is an ordinary file
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -833,17 +839,20 @@ def default_figure_name(layout: "Layout | tuple[Layout, Layout, Layout]", fmt: s
 # ---- every figure of an atlas --------------------------------------------------------------------------------
 
 def mma_triples(specs: Sequence[Any]) -> list[tuple[Any, Any, Any]]:
-    """One MMA view per (shape, input type): A row-major, B col-major (the pair every family offers),
-    the accumulator stored row-major, f32 where the family offers it."""
+    """One MMA view per (shape, input type), as `fraglab layout --mma` draws it by default: A and B
+    row-major where the family offers it (sub-byte B: col-major), the accumulator f32 where offered,
+    stored row-major."""
     from .catalogue import WMMA_FAMILIES, FragmentSpec
 
     have = set(specs)
     out = []
     for family in WMMA_FAMILIES.values():
-        acc = "f32" if "f32" in family.accumulators else family.accumulators[-1]
+        acc = "f32" if "f32" in family.accumulators else family.accumulators[0]
+        a_layout = "row" if "row" in family.a_layouts else family.a_layouts[0]
+        b_layout = "row" if "row" in family.b_layouts else family.b_layouts[0]
         for shape in family.shapes:
-            a = FragmentSpec("wmma", "matrix_a", shape, family.dtype, "row")
-            b = FragmentSpec("wmma", "matrix_b", shape, family.dtype, "col")
+            a = FragmentSpec("wmma", "matrix_a", shape, family.dtype, a_layout)
+            b = FragmentSpec("wmma", "matrix_b", shape, family.dtype, b_layout)
             c = FragmentSpec("wmma", "accumulator", shape, acc, "row")
             if a in have and b in have and c in have:
                 out.append((a, b, c))
@@ -930,7 +939,15 @@ def _write_text_atomic(path: Path, text: str) -> None:
     try:
         with os.fdopen(fd, "w") as handle:
             handle.write(text)
+        os.chmod(tmp, _new_file_mode())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _new_file_mode() -> int:
+    """0666 less the process umask: what open() would have given the file."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask

@@ -1,0 +1,67 @@
+"""`fraglab figures`: regenerate every layout figure of the bundled atlas (the docs/figures folder)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+
+def _fail(message: str, code: int = 2) -> None:
+    typer.echo(f"fraglab: error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def _parse_formats(text: str) -> tuple[str, ...]:
+    from .figures import FORMATS
+
+    formats = tuple(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
+    bad = [f for f in formats if f not in FORMATS]
+    if not formats or bad:
+        _fail(f"invalid --format {text!r}: give one or more of {', '.join(FORMATS)}, separated by commas")
+    return formats
+
+
+def figures_command(
+    out: Annotated[Path, typer.Option(help="Folder to write the figures and their manifest (figures.json) into")]
+    = Path("docs/figures"),
+    format: Annotated[str, typer.Option("--format", help="Comma-separated: svg, png, pdf (e.g. svg,png)")] = "svg",
+):
+    """Draw every fragment of the bundled atlas, and one MMA view per shape and type.
+
+    The same atlas gives byte-identical SVG and PDF files. Palettes for `fraglab layout --palette`:
+    tab20 (default), okabe-ito (colour-blind safe), cividis, grey (prints in greyscale).
+    """
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from . import figures
+
+    formats = _parse_formats(format)
+    if out.exists() and not out.is_dir():
+        _fail(f"invalid --out {str(out)!r}: it is a file, not a folder")
+    try:
+        from .atlas import AtlasError, load_bundled
+
+        atlas = load_bundled()
+    except (ImportError, AtlasError) as exc:  # no atlas shipped: nothing to draw from
+        _fail(f"no bundled atlas to draw from: {exc}", 1)
+
+    with Progress(TextColumn("[bold]figures[/]"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  TextColumn("{task.description}"), transient=False) as progress:
+        task = progress.add_task("", total=None)
+
+        def report(done: int, total: int, name: str) -> None:
+            progress.update(task, completed=done, total=total, description=name)
+
+        try:
+            written = figures.generate_all(out, atlas, formats=formats, progress=report)
+        except figures.FigureError as exc:
+            _fail(str(exc))
+        except OSError as exc:
+            _fail(f"cannot write into {str(out)!r}: {exc.strerror or exc}", 1)
+    typer.echo(f"wrote {len(written)} figures and {figures.MANIFEST_NAME} into {out}")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("figures")(figures_command)
