@@ -83,7 +83,10 @@ def _check_choice(value: Any, valid: Sequence[str], argument: str) -> str:
 
 
 def rung_spec(rung: str) -> RungSpec:
-    return RUNG_SPECS[_check_choice(rung, RUNGS, "kernel")]
+    """The spec of a rung (tools may register extra tile variants in RUNG_SPECS beside the ladder)."""
+    if rung not in RUNG_SPECS:
+        _check_choice(rung, RUNGS, "kernel")
+    return RUNG_SPECS[rung]
 
 
 def _cpp_arg(value: Union[int, bool]) -> str:
@@ -251,23 +254,21 @@ def run_ladder(sizes, *, kernel: Optional[str] = None, check: bool = True, bench
     for m, n, k in problems:
         sets = benchmod.rotation_count(4 * (m * k + k * n + m * n)) if bench else 1
         rng = cp.random.default_rng(seed)
+
+        def uniform(shape):  # random in [-1, 1): never zeros, which hide unwritten outputs
+            return rng.random(shape, dtype=cp.float32) * 2 - 1
+
         inputs = []
         for _ in range(sets):
-            a = rng.uniform(-1.0, 1.0, (m, k), dtype=cp.float32)
-            b = rng.uniform(-1.0, 1.0, (k, n), dtype=cp.float32)
-            c = rng.uniform(-1.0, 1.0, (m, n), dtype=cp.float32) if has_c else None
             shape = {"none": None, "per_m": (m,), "per_n": (n,), "full": (m, n)}[bias_mode]
-            bias = rng.uniform(-1.0, 1.0, shape, dtype=cp.float32) if shape else None
-            inputs.append((a, b, c, bias))
+            inputs.append((uniform((m, k)), uniform((k, n)), uniform((m, n)) if has_c else None,
+                           uniform(shape) if shape else None))
         d = cp.empty((m, n), dtype=cp.float32)
         z = cp.empty((m, n), dtype=cp.float32) if save_z else None
         d_ref = z_ref = None
         if check:
-            a0, b0, c0, bias0 = inputs[0]
-            d_ref, z_ref = reference_gemm(cp.asnumpy(a0), cp.asnumpy(b0),
-                                          c=None if c0 is None else cp.asnumpy(c0),
-                                          bias=None if bias0 is None else cp.asnumpy(bias0), bias_mode=bias_mode,
-                                          act=act, alpha=alpha, beta=beta, leaky_slope=leaky_slope)
+            d_ref, z_ref = _reference(*inputs[0], bias_mode=bias_mode, act=act, alpha=alpha, beta=beta,
+                                      leaky_slope=leaky_slope)
 
         def verdict() -> tuple[str, Optional[float], Optional[float]]:
             ok, max_err, rel = check_result(cp.asnumpy(d), d_ref, "f32", z_ref=z_ref if save_z else None)
@@ -322,6 +323,28 @@ def run_ladder(sizes, *, kernel: Optional[str] = None, check: bool = True, bench
                 progress.advance(task)
         del inputs, d, z
     return rows
+
+
+def _reference(a, b, c, bias, *, bias_mode: str, act: str, alpha: float, beta: float, leaky_slope: float):
+    """(D, Z) in float64: A @ B as a float64 product on the GPU (seconds on the CPU at 8192^3), then
+    epilogue_ref's epilogue on the CPU, fed as an exact K = 1 product (P (MN x 1) @ [[1]]) so that the
+    formula lives in one place."""
+    from . import gpu
+
+    cp = gpu.cupy()
+    m, n = a.shape[0], b.shape[1]
+    product = cp.asnumpy(cp.matmul(a.astype(cp.float64), b.astype(cp.float64))).reshape(m * n, 1)
+    if bias_mode == "none":
+        flat_bias = None
+    else:
+        b64 = cp.asnumpy(bias).astype(np.float64)
+        full = {"per_m": lambda: np.broadcast_to(b64[:, None], (m, n)), "per_n": lambda: np.broadcast_to(b64, (m, n)),
+                "full": lambda: b64}[bias_mode]()
+        flat_bias = np.ascontiguousarray(full).reshape(m * n, 1)
+    d, z = reference_gemm(product, np.ones((1, 1)), c=None if c is None else cp.asnumpy(c).reshape(m * n, 1),
+                          bias=flat_bias, bias_mode="none" if flat_bias is None else "full", act=act,
+                          alpha=alpha, beta=beta, leaky_slope=leaky_slope)
+    return d.reshape(m, n), z.reshape(m, n)
 
 
 def _row(name: str, m: int, n: int, k: int, timing, cublas_ms: Optional[float], status: str,
