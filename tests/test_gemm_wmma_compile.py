@@ -51,7 +51,6 @@ def test_representative_kernels_assemble_to_cubins(arch):
     names = tuple(dict.fromkeys(s.name() for s in _representatives()))
     ok, log = nvrtc_offline.compile_build(KernelBuild(gemm_wmma.ENTRY, names), arch)
     assert ok, log
-    assert "spill" not in log.lower()
 
 
 def test_a_broken_instantiation_is_reported():

@@ -10,7 +10,7 @@ from fraglab import bench, gemm_wmma, gpu
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--sizes", default="1024,2048,4096,8192")
-ap.add_argument("--tiles", default="128x256,128x128,256x128,128x256s3,128x256k64,128x128s5")
+ap.add_argument("--tiles", default="128x256,128x128,128x256k64,128x128k64,256x128k64,64x128k64")
 ap.add_argument("--out", required=True)
 args = ap.parse_args()
 sizes = [(s, s, s) for s in map(int, args.sizes.split(","))]
@@ -33,8 +33,8 @@ for t in tiles:
               f" torch {s['torch_addmm_act_tflops'] or 0:7.1f} ceiling {res['ceiling_tflops']:.0f}"
               f"  [{time.perf_counter() - t0:.0f}s]", flush=True)
     bench.save_json(out, args.out)
-for t in tiles[:2]:
-    res = gemm_wmma.run_suite(sizes, dtype="f16", act="gelu", bias_mode="per_n", tile=t, check=True, bench=True,
+for t in tiles:
+    res = gemm_wmma.run_suite([s for s in sizes if s[0] in (2048, 8192)], dtype="f16", act="gelu", bias_mode="per_n", tile=t, check=True, bench=True,
                               baselines=False)
     out["runs"].append({"tile": t, "act": "gelu", **res})
     for s in res["summary"]:
