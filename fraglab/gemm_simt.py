@@ -57,8 +57,8 @@ RUNG_SPECS: dict[str, RungSpec] = {s.name: s for s in (
              "double-buffered shared tiles: the next tile loads while this one is used, one barrier per step"),
     RungSpec("vectorized", "gemm_vectorized", (128, 128, 8, 8, 8, 4), (16, 16), (128, 128),
              "16-byte global loads and D stores, A transposed in shared memory, 16-byte shared reads"),
-    RungSpec("warp_tiled", "gemm_warp_tiled", (128, 128, 16, 32, 64, 4), (256, 1), (128, 128),
-             "32x64 warp tiles of 4x4 lane sub-tiles: every shared read one conflict-free wavefront, BK 16"),
+    RungSpec("warp_tiled", "gemm_warp_tiled", (128, 128, 16, 64, 64, 4, 2), (128, 1), (128, 128),
+             "64x64 warp tiles of 4x4 lane sub-tiles (16x8 outputs a lane): conflict-free shared reads, BK 16"),
 )}
 RUNGS: tuple[str, ...] = tuple(RUNG_SPECS)
 

@@ -31,8 +31,9 @@ constexpr int kTile2dPadA = 1;                  // rows ty*8 and (ty+1)*8 of one
 constexpr int kVecBM = 128, kVecBN = 128, kVecBK = 8, kVecTM = 8, kVecTN = 8;
 constexpr int kVecPadA = 4;                     // keeps float4 rows aligned; transposed stores conflict-free
 constexpr int kWarpBM = 128, kWarpBN = 128, kWarpBK = 16;
-constexpr int kWarpWM = 32, kWarpWN = 64;       // 4 x 2 warps; each lane 2 x 2 sub-tiles of 4 x 4
+constexpr int kWarpWM = 64, kWarpWN = 64;       // 2 x 2 warps; each lane 4 x 2 sub-tiles of 4 x 4 (16 x 8 outputs)
 constexpr int kWarpPadA = 4;
+constexpr int kWarpMinBlocks = 2;               // 2 blocks of 128 threads per SM: up to 255 registers each
 
 __device__ __forceinline__ bool aligned16(const void* p) {
   return (reinterpret_cast<unsigned long long>(p) & 15ull) == 0;
@@ -382,8 +383,8 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), 2) gemm_vectorized(FRAG
 // So per k step a warp reads 4 distinct A quads (64 bytes) and 8 distinct B quads (128 bytes): every
 // 16-byte shared load is one conflict-free wavefront, and D is written as 128-byte row segments.
 template <class Ep, int BM = kWarpBM, int BN = kWarpBN, int BK = kWarpBK, int WM = kWarpWM, int WN = kWarpWN,
-          int PadA = kWarpPadA>
-__global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, 2) gemm_warp_tiled(FRAGLAB_SIMT_GEMM_PARAMS) {
+          int PadA = kWarpPadA, int MinBlocks = kWarpMinBlocks>
+__global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MinBlocks) gemm_warp_tiled(FRAGLAB_SIMT_GEMM_PARAMS) {
   constexpr int kLanesM = 4, kLanesN = 8;                        // 4 x 8 = 32 lanes
   constexpr int kIterM = WM / (4 * kLanesM), kIterN = WN / (4 * kLanesN);
   constexpr int kWarpsN = BN / WN, kThreads = (BM / WM) * kWarpsN * 32;

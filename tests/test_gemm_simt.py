@@ -44,7 +44,8 @@ def test_tile_arguments_are_the_named_defaults_of_the_source():
         "reg_tile_2d_db": (True, d["kTile2dBM"], d["kTile2dBN"], d["kTile2dBK"], d["kTile2dTM"],
                            d["kTile2dTN"], d["kTile2dPadA"]),
         "vectorized": (d["kVecBM"], d["kVecBN"], d["kVecBK"], d["kVecTM"], d["kVecTN"], d["kVecPadA"]),
-        "warp_tiled": (d["kWarpBM"], d["kWarpBN"], d["kWarpBK"], d["kWarpWM"], d["kWarpWN"], d["kWarpPadA"]),
+        "warp_tiled": (d["kWarpBM"], d["kWarpBN"], d["kWarpBK"], d["kWarpWM"], d["kWarpWN"], d["kWarpPadA"],
+                       d["kWarpMinBlocks"]),
     }
     for rung in simt.RUNGS:
         assert simt.rung_spec(rung).template_args == expected[rung], rung
@@ -69,7 +70,7 @@ def _threads_the_kernel_expects(rung: str) -> tuple[int, tuple[int, int] | None]
     if rung == "vectorized":
         bm, bn, _, tm, tn, _ = args
         return (bm // tm) * (bn // tn), (bm, bn)
-    bm, bn, _, wm, wn, _ = args
+    bm, bn, _, wm, wn, _, _ = args
     return (bm // wm) * (bn // wn) * 32, (bm, bn)
 
 
@@ -108,7 +109,7 @@ def test_kernel_name_spells_rung_epilogue_and_tiles():
     name = simt.kernel_name("warp_tiled", "relu", "per_n", True, False)
     assert name.startswith("fraglab::simt::gemm_warp_tiled<")
     assert epilogue_cpp("relu", "per_n", True, False) in name
-    assert name.endswith(", 128, 128, 16, 32, 64, 4>")
+    assert name.endswith(", 128, 128, 16, 64, 64, 4, 2>")
     assert simt.kernel_name("naive_uncoalesced").endswith(", false, 256>")
     assert simt.kernel_name("naive_coalesced").endswith(", true, 256>")
     build = simt.build_for("smoke", "gelu", "full", False, True)

@@ -2,121 +2,21 @@
 
     python3 tools/simt/bench_simt.py ladder --sizes 4096,8192 --json L.json --plot L.png
     python3 tools/simt/bench_simt.py threshold --json T.json     # smoke vs tiled rungs on small outputs
-    python3 tools/simt/bench_simt.py variants --sizes 4096,8192 --json V.json  # warp_tiled tile choices
-    python3 tools/simt/bench_simt.py sanitize                     # small launches for compute-sanitizer
-
-The library does the work (fraglab.gemm_simt, fraglab.bench); this script only chooses what to run,
-prints tables and writes JSON.
-"""
-
-from __future__ import annotations
-
-import argparse
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from fraglab import bench, gpu  # noqa: E402
-from fraglab import gemm_simt as simt  # noqa: E402
-
-COLUMNS = [("kernel", "kernel", ""), ("m", "M", "d"), ("n", "N", "d"), ("k", "K", "d"), ("ms", "ms", ".4f"),
-           ("tflops", "TFLOP/s", ".2f"), ("pct_cublas", "% cuBLAS", ".1f"), ("status", "check", ""),
-           ("rel_err", "rel err", ".2e")]
-
-
-def _print(rows, title):
-    from rich.console import Console
-    Console(width=140).print(bench.rows_table(rows, COLUMNS, title))
-
-
-def _sizes(text: str):
-    out = []
-    for part in text.split(","):
-        dims = [int(v) for v in part.lower().split("x")]
-        out.append(dims[0] if len(dims) == 1 else tuple(dims))
-    return out
-
-
-def cmd_ladder(args):
-    with bench.progress(transient=True) as prog:
-        rows = simt.run_ladder(_sizes(args.sizes), kernel=args.kernel, check=True, bench=True, act=args.act,
-                               bias_mode=args.bias, beta=args.beta, save_z=args.save_z, progress=prog)
-    _print(rows, "FP32 SIMT ladder vs cuBLAS SGEMM")
-    out = {"device": gpu.device_info(), "rows": rows}
-    if args.json:
-        bench.save_json(out, Path(args.json))
-    if args.plot:
-        bench.plot_tflops(rows, Path(args.plot), "FP32 SIMT ladder vs cuBLAS SGEMM (H200)")
-
-
-def _time_rung(rung, a, b, d, sets):
-    def fn(i):
-        simt.launch(rung, a[i], b[i], d)
-    return bench.time_cuda(fn, warmup=3, reps=30, rotate=sets)
-
-
-def _inputs(cp, m, n, k, sets, seed=1):
-    rng = cp.random.default_rng(seed)
-    a = [rng.random((m, k), dtype=cp.float32) * 2 - 1 for _ in range(sets)]
-    b = [rng.random((k, n), dtype=cp.float32) * 2 - 1 for _ in range(sets)]
-    return a, b
-
-
-def cmd_threshold(args):
-    """Median time of smoke and the tiled rungs on small outputs: where does smoke stop winning?"""
-    cp = gpu.cupy()
-    rungs = ["smoke", "reg_tile_1d", "vectorized", simt.TOP_RUNG]
-    shapes = [(s, s) for s in (16, 32, 48, 64, 96, 128, 160, 192, 256, 384, 512, 768, 1024)]
-    shapes += [(8, 4096), (4096, 8), (32, 2048), (2048, 32)]
-    rows = []
-    with bench.progress(transient=True) as prog:
-        task = prog.add_task("threshold sweep", total=len(shapes) * 3)
-        for k in (64, 512, 4096):
-            for m, n in shapes:
-                sets = bench.rotation_count(4 * (m * k + k * n + m * n))
-                a, b = _inputs(cp, m, n, k, sets)
-                d = cp.empty((m, n), dtype=cp.float32)
-                row = {"m": m, "n": n, "k": k}
-                for rung in rungs:
-                    row[rung] = _time_rung(rung, a, b, d, sets).median_ms
-                row["best"] = min(rungs, key=lambda r: row[r])
-                row["smoke_over_top"] = row["smoke"] / row[simt.TOP_RUNG]
-                rows.append(row)
-                prog.advance(task)
-    from rich.console import Console
-    from rich.table import Table
-    table = Table(title="smoke vs tiled rungs (median ms)")
-    for col in ("M", "N", "K", "M*N", *rungs, "smoke/top", "best"):
-        table.add_column(col, justify="right")
-    for r in rows:
-        table.add_row(str(r["m"]), str(r["n"]), str(r["k"]), str(r["m"] * r["n"]),
-                      *(f"{r[x]:.4f}" for x in rungs), f"{r['smoke_over_top']:.2f}", r["best"])
-    Console(width=160).print(table)
-    for k in (64, 512, 4096):
-        wins = [r["m"] * r["n"] for r in rows if r["k"] == k and r["smoke_over_top"] <= 1.0]
-        loses = [r["m"] * r["n"] for r in rows if r["k"] == k and r["smoke_over_top"] > 1.0]
-        print(f"K={k}: smoke wins up to M*N={max(wins) if wins else 0}, "
-              f"top rung wins from M*N={min(loses) if loses else 'never'}")
-    if args.json:
-        bench.save_json({"device": gpu.device_info(), "rows": rows}, Path(args.json))
-
-
-# warp_tiled tile choices tried beside the default: (BM, BN, BK, WM, WN, PadA)
+    python3 tools/simt/bench_simt.py variants --sizes 4096,8192 --json V.json  # warp_tiled tile choices tried beside the default: (BM, BN, BK, WM, WN, PadA, MinBlocks)
 VARIANTS = {
-    "wt_128x128x16_w32x64": (128, 128, 16, 32, 64, 4),
-    "wt_128x128x8_w32x64": (128, 128, 8, 32, 64, 4),
-    "wt_128x64x16_w32x32": (128, 64, 16, 32, 32, 4),
-    "wt_64x128x16_w32x64": (64, 128, 16, 32, 64, 4),
-    "wt_128x128x16_w64x64": (128, 128, 16, 64, 64, 4),
+    "wt_128x128x16_w64x64": (128, 128, 16, 64, 64, 4, 2),
+    "wt_128x128x8_w64x64": (128, 128, 8, 64, 64, 4, 2),
+    "wt_128x256x8_w64x64": (128, 256, 8, 64, 64, 4, 1),
+    "wt_256x128x8_w64x64": (256, 128, 8, 64, 64, 4, 1),
+    "wt_128x128x16_w32x64": (128, 128, 16, 32, 64, 4, 2),
 }
 
 
 def register_variants():
-    for name, (bm, bn, bk, wm, wn, pad) in VARIANTS.items():
+    for name, args in VARIANTS.items():
+        bm, bn, _, wm, wn, _, _ = args
         threads = (bm // wm) * (bn // wn) * 32
-        simt.RUNG_SPECS[name] = simt.RungSpec(name, "gemm_warp_tiled", (bm, bn, bk, wm, wn, pad), (threads, 1),
-                                              (bm, bn), "tile variant")
+        simt.RUNG_SPECS[name] = simt.RungSpec(name, "gemm_warp_tiled", args, (threads, 1), (bm, bn), "tile variant")
 
 
 def cmd_variants(args):

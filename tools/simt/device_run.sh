@@ -3,7 +3,7 @@
 # STEPS picks steps (comma list); every step logs under $OUT and a failing step does not stop the next.
 set -o pipefail
 export PYTHONPATH=$PWD PYTHONUNBUFFERED=1 PATH=/usr/local/cuda/bin:$PATH
-STEPS=${STEPS:-env,test,ladder,variants,threshold,sanitize}
+STEPS=${STEPS:-env,test,ladder,epilogue,variants,threshold,sanitize}
 SIZES=${SIZES:-4096,8192}
 t0=$(date +%s)
 stamp() { echo "=== $1 at +$(( $(date +%s) - t0 ))s" | tee -a $OUT/run.log; }
@@ -15,6 +15,8 @@ if [[ $STEPS == *test* ]]; then stamp test
   tail -3 $OUT/pytest_gpu.log | tee -a $OUT/run.log; fi
 if [[ $STEPS == *ladder* ]]; then stamp ladder
   timeout 130 python3 tools/simt/bench_simt.py ladder --sizes $SIZES --json $OUT/ladder.json --plot $OUT/ladder.png 2>&1 | tee -a $OUT/run.log; fi
+if [[ $STEPS == *epilogue* ]]; then stamp epilogue
+  timeout 60 python3 tools/simt/bench_simt.py ladder --sizes 4096,8192 --kernel warp_tiled --act gelu --bias per_n --beta 1.0 --json $OUT/ladder_epilogue.json 2>&1 | tee -a $OUT/run.log; fi
 if [[ $STEPS == *variants* ]]; then stamp variants
   timeout 60 python3 tools/simt/bench_simt.py variants --sizes 4096,8192 --json $OUT/variants.json 2>&1 | tee -a $OUT/run.log; fi
 if [[ $STEPS == *threshold* ]]; then stamp threshold
