@@ -88,6 +88,23 @@ def time_cuda(fn: Callable[[int], Any], *, warmup: int = 5, reps: int = 50, rota
     fn(i) gets the rep index, or i % rotate when `rotate` is given. `spin` queues the timed launches
     behind a GPU spin lasting longer than their enqueueing, so host overhead is not timed.
     """
+    return summarize(time_cuda_samples(fn, warmup=warmup, reps=reps, rotate=rotate, spin=spin))
+
+
+def time_interleaved(fns: dict[str, Callable[[int], Any]], *, rounds: int = 3, warmup: int = 3, reps: int = 30,
+                     rotate: Optional[int] = None) -> dict[str, Timing]:
+    """Time several variants in alternating rounds and pool each one's samples: a drift of the clock
+    (the H200 ran register-only loops 10 % apart within one minute) then hits every variant alike."""
+    samples: dict[str, list[float]] = {name: [] for name in fns}
+    for r in range(rounds):
+        for name, fn in fns.items():
+            samples[name] += time_cuda_samples(fn, warmup=warmup if r == 0 else 1, reps=reps, rotate=rotate)
+    return {name: summarize(v) for name, v in samples.items()}
+
+
+def time_cuda_samples(fn: Callable[[int], Any], *, warmup: int = 5, reps: int = 50, rotate: Optional[int] = None,
+                      spin: bool = True) -> list[float]:
+    """The per-rep times (ms) behind time_cuda."""
     if reps < 1 or warmup < 0:
         raise ValueError("reps must be >= 1 and warmup >= 0")
     from . import gpu
@@ -111,7 +128,7 @@ def time_cuda(fn: Callable[[int], Any], *, warmup: int = 5, reps: int = 50, rota
         fn(index(i))
         ends[i].record(stream)
     ends[-1].synchronize()
-    return summarize([cp.cuda.get_elapsed_time(s, e) for s, e in zip(starts, ends)])
+    return [cp.cuda.get_elapsed_time(s, e) for s, e in zip(starts, ends)]
 
 
 def tflops(m: int, n: int, k: int, ms: float) -> float:
@@ -246,5 +263,5 @@ def rows_table(rows: Sequence[dict], columns: Sequence[tuple[str, str, str]], ti
     return table
 
 
-__all__ = ["Timing", "time_cuda", "queue_spin", "rotation_count", "l2_cache_bytes", "summarize", "percentile",
+__all__ = ["Timing", "time_cuda", "time_cuda_samples", "time_interleaved", "queue_spin", "rotation_count", "l2_cache_bytes", "summarize", "percentile",
            "tflops", "progress", "save_json", "plot_tflops", "tflops_figure", "rows_table", "size_label"]

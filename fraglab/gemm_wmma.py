@@ -56,6 +56,8 @@ EXPERIMENTAL_TILES: dict[str, TileSpec] = {
     "128x128k64": TileSpec(128, 128, 64, 64, 64, 3),
     "256x128k64": TileSpec(256, 128, 64, 64, 64, 3),
     "64x128k64": TileSpec(64, 128, 64, 64, 64, 3),
+    "64x64k64": TileSpec(64, 64, 64, 32, 32, 3),
+    "128x64k64": TileSpec(128, 64, 64, 64, 32, 3),
 }
 _ANY_TILE = {**TILES, **EXPERIMENTAL_TILES}
 
@@ -332,8 +334,10 @@ def run_suite(sizes, *, dtype: str = "f16", act: str = "none", bias_mode: str = 
     sm_count = int(info["sm_count"])
     has_c = beta != 0
     ceiling = None
-    if bench:
-        ceiling = peak.ceiling(dtype, peak.measure([peak.CEILING_PROBE[dtype]], progress=progress))
+    ceilings = []
+    if bench:  # measured before and after the GEMMs: the clock drifts under sustained tensor-core load
+        ceilings.append(peak.ceiling(dtype, peak.measure([peak.CEILING_PROBE[dtype]], progress=progress)))
+        ceiling = ceilings[0]
     task = progress.add_task(f"gemm --wmma {dtype} {act} bias={bias_mode}", total=len(sizes)) if progress else None
     rows, summary = [], []
     for (m, n, k) in sizes:
@@ -378,27 +382,34 @@ def run_suite(sizes, *, dtype: str = "f16", act: str = "none", bias_mode: str = 
             results[name] = row
         if bench:
             reps = _reps_for(m, n, k)
-            for name, fn in (("wmma_fused", run_fused), ("wmma_plain", run_plain)):
-                t = benchmod.time_cuda(fn, warmup=3, reps=reps, rotate=sets)
+            fns = {"wmma_fused": run_fused, "wmma_plain": run_plain}
+            if baselines:
+                fns.update(_baseline_fns(cp, inputs, base, dtype, act, bias_mode, has_c, save_z, alpha, beta,
+                                         leaky_slope))
+            timings = benchmod.time_interleaved(fns, rounds=3, reps=max(5, reps // 3), rotate=sets)
+            for name, t in timings.items():
+                results.setdefault(name, dict(base, kernel=name, status="-"))
                 results[name].update(ms=t.median_ms, p20_ms=t.p20_ms, p80_ms=t.p80_ms, reps=t.reps,
                                      tflops=benchmod.tflops(m, n, k, t.median_ms))
-            if baselines:
-                results.update(_time_baselines(cp, inputs, base, dtype, act, bias_mode, has_c, save_z, alpha, beta,
-                                               leaky_slope, reps, sets))
+            if baselines and "torch_addmm_act" not in fns and torch_available():
+                results["torch_addmm_act"] = dict(base, kernel="torch_addmm_act", status="-",
+                                                  note="cuBLASLt fuses only per_n bias + relu/gelu, without C")
         rows.extend(results.values())
         summary.append(summarize_size(list(results.values()), ceiling))
         if progress:
             progress.advance(task)
         inputs = d = z = None  # release this size's buffers before the next size allocates
         cp.get_default_memory_pool().free_all_blocks()
+    if bench:
+        ceilings.append(peak.ceiling(dtype, peak.measure([peak.CEILING_PROBE[dtype]])))
     return {"rows": rows, "summary": summary, "ceiling_tflops": ceiling, "ceiling_probe": peak.CEILING_PROBE[dtype],
-            "device": info}
+            "ceiling_before_after": ceilings, "device": info}
 
 
-def _time_baselines(cp, inputs, base, dtype, act, bias_mode, has_c, save_z, alpha, beta, leaky_slope, reps, sets):
-    from . import bench as benchmod
-
-    m, n, k = base["m"], base["n"], base["k"]
+def _baseline_fns(cp, inputs, base, dtype, act, bias_mode, has_c, save_z, alpha, beta, leaky_slope) -> dict:
+    """What a user would otherwise run: cuBLAS alone, cuBLAS + the epilogue as one CuPy elementwise
+    kernel, and torch._addmm_activation (cuBLASLt's fused bias+ReLU/GELU) where it applies."""
+    m, n = base["m"], base["n"]
     d0 = cp.empty((m, n), dtype=cp.float32)
     out = cp.empty((m, n), dtype=cp.float32)
     zout = cp.empty((m, n), dtype=cp.float32) if save_z else None
@@ -420,27 +431,19 @@ def _time_baselines(cp, inputs, base, dtype, act, bias_mode, has_c, save_z, alph
             args.append(zout)
         ew(*args)
 
-    rows = {}
-    for name, fn in (("cublas_gemmex", run_cublas), ("cublas_unfused", run_unfused)):
-        t = benchmod.time_cuda(fn, warmup=3, reps=reps, rotate=sets)
-        rows[name] = dict(base, kernel=name, status="-", ms=t.median_ms, p20_ms=t.p20_ms, p80_ms=t.p80_ms,
-                          reps=t.reps, tflops=benchmod.tflops(m, n, k, t.median_ms))
+    fns = {"cublas_gemmex": run_cublas, "cublas_unfused": run_unfused}
     if torch_available() and bias_mode == "per_n" and act in ("relu", "gelu", "gelu_tanh") and not has_c:
         try:
-            rows["torch_addmm_act"] = _time_torch(inputs, base, dtype, act, reps, sets)
-        except Exception as exc:  # a torch that cannot share these arrays: the table says so
-            rows["torch_addmm_act"] = dict(base, kernel="torch_addmm_act", status="-",
-                                           note=f"not run: {exc.__class__.__name__}: {exc}")
-    return rows
+            fns["torch_addmm_act"] = _torch_fn(inputs, act)
+        except Exception:  # a torch that cannot share these arrays: the row stays empty
+            pass
+    return fns
 
 
-def _time_torch(inputs, base, dtype, act, reps, sets):
-    """torch._addmm_activation (cuBLASLt's fused bias + ReLU/GELU epilogue) on the same inputs, zero-copy."""
+def _torch_fn(inputs, act):
+    """torch._addmm_activation on the same inputs, zero-copy through DLPack (its output is f16/bf16;
+    its GELU is cuBLASLt's tanh form)."""
     import torch
-
-    from . import bench as benchmod
-
-    m, n, k = base["m"], base["n"], base["k"]
 
     def to_torch(x):
         t = torch.from_dlpack(x)
@@ -454,10 +457,8 @@ def _time_torch(inputs, base, dtype, act, reps, sets):
         a_t, b_t, bias_t = tin[i]
         torch._addmm_activation(bias_t, a_t, b_t, use_gelu=use_gelu)
 
-    t = benchmod.time_cuda(run_torch, warmup=3, reps=reps, rotate=sets)
-    return dict(base, kernel="torch_addmm_act", status="-", ms=t.median_ms, p20_ms=t.p20_ms, p80_ms=t.p80_ms,
-                reps=t.reps, tflops=benchmod.tflops(m, n, k, t.median_ms),
-                note=f"cuBLASLt bias+{'GELU(tanh)' if use_gelu else 'ReLU'}, {dtype} output")
+    run_torch(0)
+    return run_torch
 
 
 def summarize_size(rows: list[dict], ceiling: float | None) -> dict:

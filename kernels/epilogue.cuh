@@ -35,8 +35,16 @@ __device__ __forceinline__ float activate(float x, float leaky_slope) {
   } else if constexpr (Act == ActKind::LeakyReLU) {
     return x < 0.f ? x * leaky_slope : x;
   } else if constexpr (Act == ActKind::GELU) {
-    // x * Phi(x), Phi(x) = erfc(-x / sqrt2) / 2: erfc keeps Phi accurate in the far negative tail
-    const float y = 0.5f * x * erfcf(-0.70710678118654752f * x);
+    // x * Phi(x) with Phi(x) = (1 + erf(x / sqrt2)) / 2 and erf from Abramowitz & Stegun 7.1.26
+    // (|error| <= 1.5e-7): one reciprocal, one exp and 6 FMAs, against ~3x that for erfcf, which
+    // made GELU cost 12-14 % of a 2048^3 GEMM. In the far negative tail Phi underflows to 0 (y = -0).
+    const float z = fabsf(x) * 0.70710678118654752f;
+    const float t = __frcp_rn(fmaf(0.3275911f, z, 1.f));
+    const float poly = t * fmaf(t, fmaf(t, fmaf(t, fmaf(t, 1.061405429f, -1.453152027f), 1.421413741f),
+                                        -0.284496736f), 0.254829592f);
+    const float tail = poly * __expf(-z * z);          // 1 - erf(|x| / sqrt2)
+    const float phi = x < 0.f ? 0.5f * tail : 1.f - 0.5f * tail;
+    const float y = x * phi;
     return x < -kFloatMax ? 0.f : y;
   } else if constexpr (Act == ActKind::GELUTanh) {
     // 0.5 x (1 + tanh(u)) == x / (1 + exp(-2u)),  u = sqrt(2/pi) (x + 0.044715 x^3)

@@ -14,5 +14,6 @@ if [[ $STEPS == *sanitize* ]]; then stamp memcheck
   compute-sanitizer --tool racecheck --error-exitcode 9 python3 tools/gemm/sanitize_wmma.py 2>&1 | tail -15 | tee $OUT/racecheck.log; fi
 if [[ $STEPS == *peak* ]]; then stamp peak; python3 -m fraglab peak --json $OUT/peak.json 2>&1 | tee $OUT/peak.txt; fi
 if [[ $STEPS == *explore* ]]; then stamp explore; python3 tools/gemm/explore_tiles.py --out $OUT/explore.json 2>&1 | tee $OUT/explore.txt; fi
+if [[ $STEPS == *interleaved* ]]; then stamp interleaved; nvidia-smi --query-gpu=clocks.sm,clocks.max.sm,power.draw,power.limit,temperature.gpu --format=csv; python3 tools/gemm/explore_interleaved.py --out $OUT/explore2.json 2>&1 | tee $OUT/explore2.txt; nvidia-smi --query-gpu=clocks.sm,clocks.max.sm,power.draw,power.limit,temperature.gpu --format=csv; fi
 if [[ $STEPS == *bench* ]]; then stamp bench; bash tools/gemm/bench_final.sh 2>&1 | tee $OUT/bench.txt; fi
 stamp done
