@@ -90,7 +90,7 @@ def gemm_command(
     json_path: Annotated[Optional[Path], typer.Option("--json", help="Save every row (and the device) as JSON")] = None,
     plot: Annotated[Optional[Path], typer.Option(help="Save a TFLOP/s chart (png, svg or pdf by suffix)")] = None,
     kernel: Annotated[Optional[str], typer.Option(help="--simt: run only this rung of the ladder")] = None,
-    tile: Annotated[Optional[str], typer.Option(help="--wmma: force the block tile (128x256 | 128x128); default by size")] = None,
+    tile: Annotated[Optional[str], typer.Option(help="--wmma: force the block tile (256x128 | 128x64); default by size")] = None,
 ):
     """Run the GEMM with a fused epilogue: check it against float64 and/or benchmark it."""
     _choice(act, ACT_KINDS, "--act")
@@ -104,9 +104,9 @@ def gemm_command(
         _choice(dtype, WMMA_DTYPES, "--dtype")
         if kernel is not None:
             fail("--kernel picks a rung of the SIMT ladder: use it with --simt")
-        from .gemm_wmma import TILES
+        from .gemm_wmma import ALIGNED_TILES
         if tile is not None:
-            _choice(tile, tuple(TILES), "--tile")
+            _choice(tile, ALIGNED_TILES, "--tile")
     elif tile is not None:
         fail("--tile applies to --wmma only")
     elif dtype != "f16":

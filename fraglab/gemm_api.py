@@ -143,8 +143,8 @@ def gemm(a, b, *, c=None, bias=None, bias_mode: Optional[str] = None, act: str =
     both float32 (SIMT ladder). c, bias, out: float32. bias_mode: none | per_m (M,) | per_n (N,) |
     full (M, N); left as None it follows the bias (none, or per_n for 1-D, full for 2-D).
     act: none relu leaky_relu gelu gelu_tanh silu sigmoid tanh. beta != 0 needs c; beta == 0 ignores c.
-    kernel: auto (wmma for f16/bf16, simt for f32) | wmma | simt. tile (wmma only): force "128x256" or
-    "128x128" (benchmarks); default chosen by size.
+    kernel: auto (wmma for f16/bf16, simt for f32) | wmma | simt. tile (wmma only): force "256x128" or
+    "128x64" (benchmarks); default chosen by size; inputs the 16-byte path cannot take use 128x128.
     """
     from . import gpu
 
@@ -160,8 +160,9 @@ def gemm(a, b, *, c=None, bias=None, bias_mode: Optional[str] = None, act: str =
     if plan.kernel == "wmma":
         from . import gemm_wmma
 
-        if tile is not None and tile not in gemm_wmma.TILES:
-            raise GemmArgumentError("tile", f"{tile!r} is not valid: choose one of {', '.join(gemm_wmma.TILES)}")
+        if tile is not None and tile not in gemm_wmma.ALIGNED_TILES:
+            raise GemmArgumentError("tile", f"{tile!r} is not valid: choose one of "
+                                            f"{', '.join(gemm_wmma.ALIGNED_TILES)}")
         pointers = tuple(x.data.ptr for x in (a, b, c_arg, bias_arg, d, z) if x is not None)
         aligned = gemm_wmma.is_aligned(plan.k, plan.n, pointers)
         spec = gemm_wmma.spec_for(plan.dtype, plan.m, plan.n, plan.k, act=plan.act, bias_mode=plan.bias_mode,

@@ -44,20 +44,25 @@ class TileSpec:
         return f"fraglab::WmmaTile<{self.bm}, {self.bn}, {self.bk}, {self.wm}, {self.wn}, {self.stages}>"
 
 
-# 8 warps of 64x64 for large problems; 4 warps for problems that would not fill the chip with 128x256.
+# Measured on the H200 (docs/benchmarks.md, tools/gemm/explore_interleaved.py): 256x128 blocks of 8 warps
+# (64x64 warp tiles, BK 64, 3 stages) were fastest from 2048^3 up; problems that give fewer than ~3/4 of
+# a wave of those blocks take 128x64 blocks (4 warps of 64x32), which at 1024^3 ran 1.17x faster than
+# 128x128 and are the only tile that beat cuBLAS + an unfused epilogue there.
 TILES: dict[str, TileSpec] = {
-    "128x256": TileSpec(128, 256, 32, 64, 64, 4),
+    "256x128": TileSpec(256, 128, 64, 64, 64, 3),
+    "128x64": TileSpec(128, 64, 64, 64, 32, 3),
     "128x128": TileSpec(128, 128, 32, 64, 64, 4),
 }
-GENERIC_TILE = "128x128"   # the edge-tolerant (unaligned) kernel is built for this tile only
+ALIGNED_TILES = ("256x128", "128x64")   # what the 16-byte path chooses between
+GENERIC_TILE = "128x128"                # the edge-tolerant (unaligned) kernel is built for this tile only
+BIG_TILE_MIN_WAVE = 0.75                # fraction of one wave of big blocks from which the big tile wins
 # Candidates timed by tools/gemm (benchmarks only: the launcher never picks them, the compile test skips them).
 EXPERIMENTAL_TILES: dict[str, TileSpec] = {
+    "128x256": TileSpec(128, 256, 32, 64, 64, 4),
     "128x256k64": TileSpec(128, 256, 64, 64, 64, 3),
     "128x128k64": TileSpec(128, 128, 64, 64, 64, 3),
-    "256x128k64": TileSpec(256, 128, 64, 64, 64, 3),
     "64x128k64": TileSpec(64, 128, 64, 64, 64, 3),
     "64x64k64": TileSpec(64, 64, 64, 32, 32, 3),
-    "128x64k64": TileSpec(128, 64, 64, 64, 32, 3),
 }
 _ANY_TILE = {**TILES, **EXPERIMENTAL_TILES}
 
@@ -69,7 +74,7 @@ class WmmaKernelSpec:
     bias_mode: str = "none"
     has_c: bool = False
     save_z: bool = False
-    tile: str = "128x256"
+    tile: str = "256x128"
     aligned: bool = True
 
     def __post_init__(self):
@@ -95,10 +100,8 @@ class WmmaKernelSpec:
 
 
 def choose_tile(m: int, n: int, sm_count: int = 132) -> str:
-    """128x256 once it gives at least one full wave of blocks, else 128x128 (twice the blocks)."""
-    big = TILES["128x256"]
-    blocks = -(-m // big.bm) * -(-n // big.bn)
-    return "128x256" if blocks >= sm_count else "128x128"
+    """256x128 once it gives at least BIG_TILE_MIN_WAVE of a wave of blocks, else 128x64 (4x the blocks)."""
+    return "256x128" if grid_blocks(m, n, TILES["256x128"]) >= BIG_TILE_MIN_WAVE * sm_count else "128x64"
 
 
 def is_aligned(k: int, n: int, pointers: tuple[int, ...]) -> bool:
@@ -120,7 +123,7 @@ def all_specs() -> list[WmmaKernelSpec]:
     """Every instantiation `spec_for` can return."""
     out = []
     for dtype, act, bias_mode, has_c, save_z in product(DTYPES, ACT_KINDS, BIAS_MODES, (False, True), (False, True)):
-        for tile in TILES:
+        for tile in ALIGNED_TILES:
             out.append(WmmaKernelSpec(dtype, act, bias_mode, has_c, save_z, tile, True))
         out.append(WmmaKernelSpec(dtype, act, bias_mode, has_c, save_z, GENERIC_TILE, False))
     return out

@@ -218,8 +218,9 @@ gemm_wmma_kernel(const T* __restrict__ A, const T* __restrict__ B, int M, int N,
   __syncthreads();  // the pipeline's shared memory becomes the epilogue's staging area
 
   // Epilogue: each warp stages its whole WM x WN accumulator tile in shared memory, then walks it row by
-  // row, one float4 per lane. The walk is a rolled loop on purpose: unrolled, a GELU epilogue is ~40 KB
-  // of SASS that misses the instruction cache once per tile (it measured 8-30 % of the kernel's time).
+  // row, one float4 per lane. The walk is unrolled only 4x: fully unrolled, a GELU epilogue is ~40 KB of
+  // SASS that misses the instruction cache once per tile (it measured 8-30 % of the kernel's time);
+  // 4 rows in flight give the activation math enough independent work to hide its latency.
   const EpilogueParams p{alpha, beta, leaky_slope, C, N, bias, N, D, N, Z, N};
   float* stage = reinterpret_cast<float*>(smem_raw) + warp * Tile::WM * Tile::kLdStage;
 #pragma unroll
@@ -234,14 +235,19 @@ gemm_wmma_kernel(const T* __restrict__ A, const T* __restrict__ B, int M, int N,
   const int col4 = (lane % kLanesPerRow) * 4;
   const int n = n0 + warp_n * Tile::WN + col4;
   const int m_warp = m0 + warp_m * Tile::WM;
-#pragma unroll 2
-  for (int r = lane / kLanesPerRow; r < Tile::WM; r += kRowsPerPass) {
-    const int m = m_warp + r;
-    const float4 v = *reinterpret_cast<const float4*>(stage + r * Tile::kLdStage + col4);
-    if (m < M) {
-      if constexpr (Aligned) {
-        if (n < N) epilogue_store4<Ep>(p, m, n, v);
-      } else {
+  if constexpr (Aligned) {
+#pragma unroll 4
+    for (int r = lane / kLanesPerRow; r < Tile::WM; r += kRowsPerPass) {
+      const int m = m_warp + r;
+      const float4 v = *reinterpret_cast<const float4*>(stage + r * Tile::kLdStage + col4);
+      if (m < M && n < N) epilogue_store4<Ep>(p, m, n, v);
+    }
+  } else {  // the edge-tolerant path: scalar, rolled (its registers are already spent on scalar loads)
+#pragma unroll 1
+    for (int r = lane / kLanesPerRow; r < Tile::WM; r += kRowsPerPass) {
+      const int m = m_warp + r;
+      const float4 v = *reinterpret_cast<const float4*>(stage + r * Tile::kLdStage + col4);
+      if (m < M) {
         if (n + 0 < N) Ep::apply(p, m, n + 0, v.x);
         if (n + 1 < N) Ep::apply(p, m, n + 1, v.y);
         if (n + 2 < N) Ep::apply(p, m, n + 2, v.z);

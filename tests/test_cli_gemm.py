@@ -24,7 +24,7 @@ def _run(*args):
     (("gemm", "--m", "-3"), "invalid --m -3"),
     (("gemm", "--kernel", "naive_coalesced"), "--kernel picks a rung"),
     (("gemm", "--tile", "64x64"), "invalid --tile '64x64'"),
-    (("gemm", "--simt", "--tile", "128x128"), "--tile applies to --wmma"),
+    (("gemm", "--simt", "--tile", "128x64"), "--tile applies to --wmma"),
     (("gemm", "--bench", "--plot", "out.txt"), "invalid --plot"),
     (("peak", "--probe", "wgmma"), "invalid --probe 'wgmma'"),
     (("peak", "--iters", "0"), "invalid --iters 0"),

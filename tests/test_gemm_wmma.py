@@ -10,7 +10,7 @@ from fraglab.gemm_api import GemmArgumentError, validate_gemm_args
 
 def test_spec_name_is_the_exact_template_instantiation():
     spec = gemm_wmma.spec_for("f16", 8192, 8192, 8192, act="relu", bias_mode="per_n")
-    assert spec.name() == ("fraglab::gemm_wmma_kernel<fraglab::WmmaTile<128, 256, 32, 64, 64, 4>, "
+    assert spec.name() == ("fraglab::gemm_wmma_kernel<fraglab::WmmaTile<256, 128, 64, 64, 64, 3>, "
                            "fraglab::Epilogue<fraglab::ActKind::ReLU, fraglab::BiasMode::PerN, false, false>, "
                            "true, __half>")
     assert spec.build().entry == "gemm_wmma.cu" and spec.build().name_expressions == (spec.name(),)
@@ -23,10 +23,10 @@ def test_unaligned_problems_use_the_generic_tile_and_bf16_type():
     assert spec.name().endswith("fraglab::BiasMode::Full, true, true>, false, __nv_bfloat16>")
 
 
-@pytest.mark.parametrize("m,n,tile", [(8192, 8192, "128x256"), (4096, 4096, "128x256"), (2048, 2048, "128x128"),
-                                      (1024, 1024, "128x128"), (16896, 256, "128x256"), (16768, 256, "128x128")])
-def test_choose_tile_wants_a_full_wave_of_big_tiles(m, n, tile):
-    # 16896/128 = 132 blocks of 128x256 fill the 132 SMs once; 16768/128 = 131 does not
+@pytest.mark.parametrize("m,n,tile", [(8192, 8192, "256x128"), (4096, 4096, "256x128"), (2048, 2048, "256x128"),
+                                      (1024, 1024, "128x64"), (25344, 128, "256x128"), (25088, 128, "128x64")])
+def test_choose_tile_wants_three_quarters_of_a_wave_of_big_tiles(m, n, tile):
+    # 25344/256 = 99 blocks of 256x128 >= 0.75 * 132; 25088/256 = 98 is not; 2048^3 gives 128 blocks
     assert gemm_wmma.choose_tile(m, n, sm_count=132) == tile
 
 
@@ -47,7 +47,7 @@ def test_all_specs_cover_every_epilogue_for_every_dtype_and_path():
             for bias in BIAS_MODES:
                 for has_c in (False, True):
                     for save_z in (False, True):
-                        for tile in gemm_wmma.TILES:
+                        for tile in gemm_wmma.ALIGNED_TILES:
                             assert (dtype, act, bias, has_c, save_z, tile, True) in combos
                         assert (dtype, act, bias, has_c, save_z, gemm_wmma.GENERIC_TILE, False) in combos
 
@@ -67,7 +67,7 @@ def test_kernel_spec_rejects_bad_choices():
     with pytest.raises(ValueError, match="dtype"):
         gemm_wmma.WmmaKernelSpec("f32")
     with pytest.raises(ValueError, match="unaligned"):
-        gemm_wmma.WmmaKernelSpec("f16", tile="128x256", aligned=False)
+        gemm_wmma.WmmaKernelSpec("f16", tile="256x128", aligned=False)
 
 
 @pytest.mark.parametrize("tile", list(gemm_wmma.TILES.values()))

@@ -89,7 +89,7 @@ SIZES = [
     (129, 257, 40), (128, 128, 32), (130, 264, 72),                           # just over a tile, aligned edges
     (256, 512, 1000), (200, 136, 1032), (64, 8, 4104),                        # K tails, skinny N
     (3, 1024, 16), (1024, 3, 24), (4099, 16, 8),                              # skinny M / N
-    (257, 513, 129), (1000, 1000, 1000), (2048, 2112, 256),                   # odd, the 128x256 tile
+    (257, 513, 129), (1000, 1000, 1000), (2048, 2112, 256),                   # odd, the 256x128 tile
 ]
 
 
@@ -181,5 +181,5 @@ def test_forced_tiles_agree(cp):
     a = cp.asarray(np.random.default_rng(3).uniform(-1, 1, (384, 512)).astype(np.float16))
     b = cp.asarray(np.random.default_rng(4).uniform(-1, 1, (512, 640)).astype(np.float16))
     ref = a.get().astype(np.float64) @ b.get().astype(np.float64)
-    for tile in ("128x256", "128x128"):
+    for tile in ("256x128", "128x64"):
         assert check_result(fraglab.gemm(a, b, tile=tile).get(), ref, "f16")[0], tile
