@@ -128,7 +128,8 @@ def gemm_command(
                 if kernel is not None:
                     _choice(kernel, tuple(gemm_simt.RUNGS), "--kernel")
                 rows = gemm_simt.run_ladder(sizes, kernel=kernel, check=check, bench=bench, act=act, bias_mode=bias,
-                                            beta=beta, save_z=save_z, progress=prog)
+                                            beta=beta, save_z=save_z, alpha=alpha, leaky_slope=leaky_slope,
+                                            progress=prog)
                 result = {"rows": rows}
     except GpuUnavailable as exc:
         fail(f"no usable GPU: {exc}", 1)

@@ -110,3 +110,27 @@ def test_peak_prints_rates_and_sass_verdicts(monkeypatch, tmp_path):
     assert res.exit_code == 0, res.output
     assert "648.0" in res.output and "ok: 80 HMMA" in res.output
     assert json.loads((tmp_path / "p.json").read_text())["rows"][0]["sass_ok"] is True
+
+
+def test_simt_runs_the_ladder_and_prints_its_rows(monkeypatch, tmp_path):
+    from fraglab import gemm_simt
+
+    seen = {}
+
+    def fake_ladder(sizes, **kw):
+        seen.update(kw, sizes=sizes)
+        return [{"kernel": "warp_tiled", "m": 512, "n": 512, "k": 512, "ms": 0.05, "tflops": 5.4,
+                 "pct_cublas": 81.0, "status": "PASSED", "max_err": 1e-6, "rel_err": 2e-7}]
+
+    monkeypatch.setattr(gemm_simt, "run_ladder", fake_ladder)
+    res = _run("gemm", "--simt", "--size", "512", "--kernel", "warp_tiled", "--bench", "--act", "silu",
+               "--json", str(tmp_path / "s.json"))
+    assert res.exit_code == 0, res.output
+    assert seen["kernel"] == "warp_tiled" and seen["act"] == "silu" and seen["sizes"] == [(512, 512, 512)]
+    assert "warp_tiled" in res.output and "81.0" in res.output
+    assert json.loads((tmp_path / "s.json").read_text())["dtype"] == "f32"
+
+
+def test_simt_rejects_an_unknown_rung():
+    res = _run("gemm", "--simt", "--kernel", "tensor_magic")
+    assert res.exit_code == 2 and "invalid --kernel 'tensor_magic'" in res.output
