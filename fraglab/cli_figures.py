@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Optional
 
 import typer
 
@@ -27,8 +27,10 @@ def figures_command(
     out: Annotated[Path, typer.Option(help="Folder to write the figures and their manifest (figures.json) into")]
     = Path("docs/figures"),
     format: Annotated[str, typer.Option("--format", help="Comma-separated: svg, png, pdf (e.g. svg,png)")] = "svg",
+    atlas: Annotated[Optional[Path], typer.Option(
+        help="Atlas JSON to draw (from `fraglab atlas capture`); default: the bundled H200 atlas")] = None,
 ):
-    """Draw every fragment of the bundled atlas, and one MMA view per shape and type.
+    """Draw every fragment of an atlas, and one MMA view per shape and type.
 
     The same atlas gives byte-identical SVG and PDF files. Palettes for `fraglab layout --palette`:
     tab20 (default), okabe-ito (colour-blind safe), cividis, grey (prints in greyscale).
@@ -40,11 +42,13 @@ def figures_command(
     formats = _parse_formats(format)
     if out.exists() and not out.is_dir():
         _fail(f"invalid --out {str(out)!r}: it is a file, not a folder")
-    try:
-        from .atlas import AtlasError, load_bundled
+    from . import atlas as atlas_mod
 
-        atlas = load_bundled()
-    except (ImportError, AtlasError) as exc:  # no atlas shipped: nothing to draw from
+    try:
+        source = atlas_mod.load(atlas) if atlas is not None else atlas_mod.load_bundled()
+    except atlas_mod.AtlasError as exc:
+        if atlas is not None:
+            _fail(f"invalid --atlas {str(atlas)!r}: {exc}")
         _fail(f"no bundled atlas to draw from: {exc}", 1)
 
     with Progress(TextColumn("[bold]figures[/]"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -55,7 +59,7 @@ def figures_command(
             progress.update(task, completed=done, total=total, description=name)
 
         try:
-            written = figures.generate_all(out, atlas, formats=formats, progress=report)
+            written = figures.generate_all(out, source, formats=formats, progress=report)
         except figures.FigureError as exc:
             _fail(str(exc))
         except OSError as exc:

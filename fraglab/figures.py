@@ -179,6 +179,14 @@ def _label_lines(cell: _Cell, style: str) -> list[str]:
         elif style == "stack":
             lines.append(f"T{lane}")
             lines.extend(slots)
+        elif style == "compact":  # copies the MMA ignores are counted, not listed: "x0 +3"
+            read = [f"x{s}" for t, s, rd in cell.holders if t == lane and rd != 0]
+            ignored = [s for t, s, rd in cell.holders if t == lane and rd == 0]
+            if read:
+                text = ",".join(read) + (f" +{len(ignored)}" if ignored else "")
+            else:
+                text = f"(x{ignored[0]})" + (f" +{len(ignored) - 1}" if len(ignored) > 1 else "")
+            lines += [f"T{lane}", text]
         else:  # "two": lane, then its slots on one line
             lines.append(f"T{lane}")
             lines.append(",".join(slots))
@@ -306,6 +314,7 @@ class _GridReport:
     ignored: bool
     unread_cells: bool
     empty_cells: bool
+    counted_copies: bool = False  # labels count ignored copies ("x0 +3") instead of listing them
 
 
 def _axis_names(layout: Layout) -> tuple[str, str]:
@@ -449,11 +458,14 @@ class _LabelPlan:
 
 
 def _plan_labels(cells: list[list[_Cell]], cell_w_pt: float, cell_h_pt: float) -> _LabelPlan:
-    style, _ = _best_label_style(cells)
-    labels = [_label_lines(cell, style) for row in cells for cell in row if cell.holders]
-    font = min((_fit_font(lines, cell_w_pt, cell_h_pt) for lines in labels), default=_IDEAL_FONT)
-    if font >= _MIN_FONT:
-        return _LabelPlan("cell", font, style)
+    best, _ = _best_label_style(cells)
+    # Every holder listed if that fits; else ignored copies counted ("x0 +3"); else runs.
+    for style in (best, "compact"):
+        labels = [_label_lines(cell, style) for row in cells for cell in row if cell.holders]
+        font = min((_fit_font(lines, cell_w_pt, cell_h_pt) for lines in labels), default=_IDEAL_FONT)
+        if font >= _MIN_FONT:
+            return _LabelPlan("cell", font, style)
+    style = best
     # Runs: the direction with fewer (so longer) runs. Every run gets a label or none does, since a
     # half-labelled grid reads as if the rest were empty: first "T5 x0-31", then just "T5".
     horizontal, vertical = _runs(cells, False), _runs(cells, True)
@@ -497,6 +509,7 @@ def _grid_report(layout: Layout, cells: list[list[_Cell]], plan: _LabelPlan) -> 
         ignored=layout.ignored_slots > 0,
         unread_cells=any(cell.all_ignored for row in cells for cell in row),
         empty_cells=any(not cell.holders for row in cells for cell in row),
+        counted_copies=plan.mode == "cell" and plan.style == "compact" and layout.ignored_slots > 0,
     )
 
 
@@ -573,8 +586,13 @@ def _notes(reports: list[_GridReport], color_by: str, lane: int | None, bits: in
         notes.append("Cells too small to label here: use --lane N, or --format table for every holder.")
     if any(r.duplicates for r in reports):
         notes.append("A cell listing several slots (or lanes): each of them holds a copy of the element; all are shown.")
-    if any(r.ignored for r in reports):
+    if any(r.ignored and not r.counted_copies and r.mode == "cell" for r in reports):
         notes.append("(x11): a slot the MMA does not read (measured with the one-hot probe).")
+    if any(r.ignored and r.mode == "run" for r in reports):
+        notes.append("(x8-15): slots the MMA does not read (measured with the one-hot probe).")
+    if any(r.counted_copies for r in reports):
+        notes.append("x0 +3: slot x0, and 3 more copies in slots the MMA ignores (the fragment's own "
+                     "figure lists them).")
     if any(r.unread_cells for r in reports):
         notes.append("Cross-hatched: no slot holding this element is read by the MMA.")
     if any(r.empty_cells for r in reports):
@@ -744,8 +762,19 @@ def plot_mma(a: Layout, b: Layout, c: Layout, *, lane: int | None = None, color_
     gap = 0.55
     notes_h = len(notes) * _NOTE_LINE_IN + 0.25
     header_h = _TITLE_IN + 0.45  # three summary lines
-    width = max(_LEFT_IN + kw_in + gap + nw_in + 0.35, 8.0)
+
+    # The key goes in the empty top-left (k x k) quadrant when it fits there at a readable size,
+    # else in a column right of B and C.
+    kcols = _key_shape(n, color_by, wide=False)
+    krows = -(-n // kcols)
+    kbox = min(0.42, (kw_in - 0.35) / krows, (kw_in - 0.1) / kcols)
+    key_in_quadrant = kbox >= 0.2
+    if not key_in_quadrant:
+        kbox = 0.27
+    key_column = 0.0 if key_in_quadrant else 0.45 + kcols * kbox
+    width = max(_LEFT_IN + kw_in + gap + nw_in + 0.35 + key_column, 8.0)
     height = header_h + _TICKS_IN + 0.2 + kw_in + gap + _TICKS_IN + mh_in + notes_h
+    height = max(height, header_h + krows * kbox + 0.6 + notes_h)
     fig = _new_figure(width, height)
     c_bottom = notes_h
     b_bottom = c_bottom + mh_in + _TICKS_IN + gap
@@ -762,17 +791,11 @@ def plot_mma(a: Layout, b: Layout, c: Layout, *, lane: int | None = None, color_
         ax.annotate(f"{name}: {lay.spec.dtype}, {stored}{lay.spec.layout}_major, {lay.spec.rows}x{lay.spec.cols}",
                     (0, 1), xycoords="axes fraction", xytext=(0, 25), textcoords="offset points",
                     fontsize=9, weight="bold", va="bottom", ha="left")
-
-    # The key fills the empty top-left (k x k) quadrant, as large as fits.
-    kcols = _key_shape(n, color_by, wide=False)
-    krows = -(-n // kcols)
-    room = kw_in - 0.35
-    kbox = max(0.16, min(0.42, room / krows, (kw_in - 0.1) / kcols))
-    if krows * kbox > room:  # a flat quadrant: a strip of up to 16 across the top
-        kcols = min(n, 16)
-        krows = -(-n // kcols)
-        kbox = min(0.3, (kw_in + gap + nw_in - 0.2) / kcols)
-    kax = _axes_in(fig, _LEFT_IN, b_bottom + kw_in - krows * kbox, kcols * kbox, krows * kbox)
+    if key_in_quadrant:
+        kax = _axes_in(fig, _LEFT_IN, b_bottom + kw_in - krows * kbox, kcols * kbox, krows * kbox)
+    else:
+        top = height - header_h - _TICKS_IN - 0.2
+        kax = _axes_in(fig, _LEFT_IN + kw_in + gap + nw_in + 0.45, top - krows * kbox, kcols * kbox, krows * kbox)
     _draw_key(kax, coloring, n, kcols, kbox * 72)
 
     title = (f"{a.spec.api} MMA {a.spec.shape}: C ({c.spec.dtype}, {m}x{nn}) = "
@@ -862,6 +885,7 @@ def mma_triples(specs: Sequence[Any]) -> list[tuple[Any, Any, Any]]:
 def layout_digest(layout: Layout) -> str:
     """sha256 of what a figure draws (identity, source, slot map, reads): the figure is current iff it matches."""
     doc = {k: v for k, v in layout.to_dict().items() if k != "fraglab"}
+    doc["source"].pop("note", None)  # why a source was chosen is not drawn
     return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
 
 
