@@ -66,10 +66,11 @@ RUNGS: tuple[str, ...] = tuple(RUNG_SPECS)
 # (docs/benchmarks_simt.md).
 TOP_RUNG = "warp_tiled"
 
-# Output elements (M * N) up to which the smoke kernel beats the top rung on the H200; K barely moves
-# the crossover because both kernels' time grows linearly in K (tools/simt/bench_simt.py --threshold,
-# docs/benchmarks_simt.md).
-SMOKE_THRESHOLD = 128 * 128
+# Output elements (M * N) up to which the smoke kernel beats the top rung on the H200: it won at every
+# measured shape up to 512 x 512 and lost from 768 x 768 on, at K = 64, 512 and 4096 alike (both kernels'
+# time grows linearly in K, so K does not move the crossover). `tools/simt/bench_simt.py threshold`,
+# table in docs/benchmarks_simt.md.
+SMOKE_THRESHOLD = 512 * 512
 
 _GRID_Y_MAX = 65535
 _GRID_X_MAX = 2**31 - 1

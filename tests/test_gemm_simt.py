@@ -207,11 +207,12 @@ def _run_compiles(jobs):
     assert not failed, "\n".join(failed)
 
 
-@pytest.mark.parametrize("arch", ARCHS)
-def test_dispatcher_rungs_compile_with_every_epilogue(arch):
-    """smoke and the top rung are what gemm(kernel="simt") launches: all 128 epilogues of each."""
+def test_dispatcher_rungs_compile_with_every_epilogue():
+    """smoke and the top rung are what gemm(kernel="simt") launches: all 128 epilogues of each, for sm_90
+    (the H200). sm_80 compiles every epilogue branch of every rung below: the full matrix there too would
+    double the ~1.5 CPU-minutes this costs without reaching any other code."""
     combos = simt.epilogue_combinations()
-    jobs = [(rung, [c for c in combos if c[0] == act], arch)
+    jobs = [(rung, [c for c in combos if c[0] == act], "sm_90")
             for rung in ("smoke", simt.TOP_RUNG) for act in ACT_KINDS]
     _run_compiles(jobs)
 
@@ -226,4 +227,4 @@ def test_every_rung_compiles_with_every_epilogue_branch(arch):
     combos = _covering_epilogues()
     assert {c[1] for c in combos} == set(BIAS_MODES) and {c[2] for c in combos} == {False, True}
     assert {c[3] for c in combos} == {False, True}
-    _run_compiles([(rung, combos, arch) for rung in simt.RUNGS if rung not in ("smoke", simt.TOP_RUNG)])
+    _run_compiles([(rung, combos, arch) for rung in simt.RUNGS])
