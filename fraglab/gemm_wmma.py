@@ -21,13 +21,15 @@ _CPP_TYPE = {"f16": "__half", "bf16": "__nv_bfloat16"}
 
 @dataclass(frozen=True)
 class TileSpec:
-    """Block tile bm x bn x bk, warp tile wm x wn, `stages`-deep cp.async pipeline (fraglab::WmmaTile)."""
+    """Block tile bm x bn x bk, warp tile wm x wn, `stages`-deep cp.async pipeline, `group_m` tiles along M
+    visited together (fraglab::WmmaTile)."""
     bm: int
     bn: int
     bk: int
     wm: int
     wn: int
     stages: int
+    group_m: int = 8
 
     @property
     def threads(self) -> int:
@@ -41,7 +43,8 @@ class TileSpec:
         return max(pipe, epilogue)
 
     def cpp(self) -> str:
-        return f"fraglab::WmmaTile<{self.bm}, {self.bn}, {self.bk}, {self.wm}, {self.wn}, {self.stages}>"
+        return (f"fraglab::WmmaTile<{self.bm}, {self.bn}, {self.bk}, {self.wm}, {self.wn}, {self.stages}, "
+                f"{self.group_m}>")
 
 
 # Measured on the H200 (docs/benchmarks.md, tools/gemm/explore_interleaved.py): 256x128 blocks of 8 warps
@@ -63,6 +66,9 @@ EXPERIMENTAL_TILES: dict[str, TileSpec] = {
     "128x128k64": TileSpec(128, 128, 64, 64, 64, 3),
     "64x128k64": TileSpec(64, 128, 64, 64, 64, 3),
     "64x64k64": TileSpec(64, 64, 64, 32, 32, 3),
+    "256x128s4": TileSpec(256, 128, 64, 64, 64, 4),
+    "256x128g4": TileSpec(256, 128, 64, 64, 64, 3, 4),
+    "256x128g16": TileSpec(256, 128, 64, 64, 64, 3, 16),
 }
 _ANY_TILE = {**TILES, **EXPERIMENTAL_TILES}
 

@@ -13,7 +13,7 @@
 
 namespace fraglab {
 
-template <int BM_, int BN_, int BK_, int WM_, int WN_, int Stages_>
+template <int BM_, int BN_, int BK_, int WM_, int WN_, int Stages_, int GroupM_ = 8>
 struct WmmaTile {
   static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_, Stages = Stages_;
   static constexpr int kWarpsM = BM / WM, kWarpsN = BN / WN;
@@ -27,7 +27,7 @@ struct WmmaTile {
   static constexpr int kPipeBytes = Stages * kStageElems * 2;
   static constexpr int kEpilogueBytes = kWarps * WM * kLdStage * 4;  // every warp's accumulators, staged
   static constexpr int kSmemBytes = kPipeBytes > kEpilogueBytes ? kPipeBytes : kEpilogueBytes;
-  static constexpr int kGroupM = 8;                          // tiles along M visited together, for L2 reuse
+  static constexpr int kGroupM = GroupM_;                    // tiles along M visited together, for L2 reuse
   static_assert(BM % WM == 0 && BN % WN == 0 && WM % 16 == 0 && WN % 16 == 0 && BK % 16 == 0, "tile shape");
   static_assert((BM * BK / 8) % kThreads == 0 && (BK * BN / 8) % kThreads == 0, "16-byte chunks per thread");
   static_assert(WN % 4 == 0 && 32 % (WN / 4) == 0, "epilogue: a warp covers whole staged rows with float4");
@@ -101,6 +101,25 @@ struct TileLoader {
     }
   }
 };
+
+// One 16x16 operand fragment from shared memory. bf16 goes through an f16 fragment: wmma's own bf16
+// load compiles to generic LD + MOVM on sm_90 (the f16 one to LDSM), and slots 0..7 of the two hold the
+// same (row, col) for every lane (`fraglab layout --source atlas`, atlas_sm90; f16 slots 8..15 are
+// duplicates the MMA ignores), so the bits move over unchanged.
+template <class Use>
+__device__ __forceinline__ void load_operand(nvcuda::wmma::fragment<Use, 16, 16, 16, __half, nvcuda::wmma::row_major>& dst,
+                                             const __half* src, unsigned ld) {
+  nvcuda::wmma::load_matrix_sync(dst, src, ld);
+}
+template <class Use>
+__device__ __forceinline__ void load_operand(
+    nvcuda::wmma::fragment<Use, 16, 16, 16, __nv_bfloat16, nvcuda::wmma::row_major>& dst, const __nv_bfloat16* src,
+    unsigned ld) {
+  nvcuda::wmma::fragment<Use, 16, 16, 16, __half, nvcuda::wmma::row_major> bits;
+  nvcuda::wmma::load_matrix_sync(bits, reinterpret_cast<const __half*>(src), ld);
+#pragma unroll
+  for (int t = 0; t < dst.num_elements; ++t) dst.x[t] = __ushort_as_bfloat16(__half_as_ushort(bits.x[t]));
+}
 
 // Apply the epilogue to four consecutive columns n..n+3 of row m (all inside: N % 4 == 0).
 template <class Ep>
@@ -176,9 +195,9 @@ gemm_wmma_kernel(const T* __restrict__ A, const T* __restrict__ B, int M, int N,
     const T* as = reinterpret_cast<const T*>(stage_a(s)) + warp_m * Tile::WM * Tile::kLdA + kk * 16;
     const T* bs = reinterpret_cast<const T*>(stage_b(s)) + kk * 16 * Tile::kLdB + warp_n * Tile::WN;
 #pragma unroll
-    for (int i = 0; i < Tile::kFragM; ++i) wmma::load_matrix_sync(a_frag[buf][i], as + i * 16 * Tile::kLdA, Tile::kLdA);
+    for (int i = 0; i < Tile::kFragM; ++i) load_operand(a_frag[buf][i], as + i * 16 * Tile::kLdA, Tile::kLdA);
 #pragma unroll
-    for (int j = 0; j < Tile::kFragN; ++j) wmma::load_matrix_sync(b_frag[buf][j], bs + j * 16, Tile::kLdB);
+    for (int j = 0; j < Tile::kFragN; ++j) load_operand(b_frag[buf][j], bs + j * 16, Tile::kLdB);
   };
 
   const int k_tiles = (K + BK - 1) / BK;

@@ -10,7 +10,7 @@ from fraglab.gemm_api import GemmArgumentError, validate_gemm_args
 
 def test_spec_name_is_the_exact_template_instantiation():
     spec = gemm_wmma.spec_for("f16", 8192, 8192, 8192, act="relu", bias_mode="per_n")
-    assert spec.name() == ("fraglab::gemm_wmma_kernel<fraglab::WmmaTile<256, 128, 64, 64, 64, 3>, "
+    assert spec.name() == ("fraglab::gemm_wmma_kernel<fraglab::WmmaTile<256, 128, 64, 64, 64, 3, 8>, "
                            "fraglab::Epilogue<fraglab::ActKind::ReLU, fraglab::BiasMode::PerN, false, false>, "
                            "true, __half>")
     assert spec.build().entry == "gemm_wmma.cu" and spec.build().name_expressions == (spec.name(),)
