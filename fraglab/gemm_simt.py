@@ -62,15 +62,18 @@ RUNG_SPECS: dict[str, RungSpec] = {s.name: s for s in (
 )}
 RUNGS: tuple[str, ...] = tuple(RUNG_SPECS)
 
-# The rung `choose_rung` takes above the threshold: the fastest at 4096^3 and 8192^3 on the H200
-# (docs/benchmarks_simt.md).
-TOP_RUNG = "warp_tiled"
-
-# Output elements (M * N) up to which the smoke kernel beats the top rung on the H200: it won at every
-# measured shape up to 512 x 512 and lost from 768 x 768 on, at K = 64, 512 and 4096 alike (both kernels'
-# time grows linearly in K, so K does not move the crossover). `tools/simt/bench_simt.py threshold`,
-# table in docs/benchmarks_simt.md.
+# What `choose_rung` (and so gemm(kernel="simt")) picks, by the number of outputs M * N. Measured on the
+# H200 with tools/simt/bench_simt.py threshold (table in docs/benchmarks_simt.md), at K = 64, 512, 4096:
+# - smoke won every shape up to 512 x 512 outputs (and the skinny ones up to 65536 outputs); from
+#   576 x 576 on the tiled kernels won. Both grow linearly in K, so K does not move the crossover.
+# - vectorized (256 threads, 128 x 128 tiles) beat warp_tiled (128 threads) at 768^2, 1024^2, 64 x 16384
+#   and 16384 x 64 outputs: under ~2 waves of blocks, more warps per block hide more latency.
+# - warp_tiled was the fastest rung at 2048^3, 4096^3 and 8192^3.
 SMOKE_THRESHOLD = 512 * 512
+MID_RUNG = "vectorized"
+MID_THRESHOLD = 1024 * 1024
+TOP_RUNG = "warp_tiled"
+DISPATCH_RUNGS = ("smoke", MID_RUNG, TOP_RUNG)
 
 _GRID_Y_MAX = 65535
 _GRID_X_MAX = 2**31 - 1
@@ -125,11 +128,15 @@ def rung_build(rung: str, combos: Optional[Iterable[tuple[str, str, bool, bool]]
 
 
 def choose_rung(m: int, n: int, k: int) -> str:
-    """The rung `gemm(kernel="simt")` uses: smoke up to SMOKE_THRESHOLD outputs, TOP_RUNG above."""
+    """The rung `gemm(kernel="simt")` uses: smoke up to SMOKE_THRESHOLD outputs, MID_RUNG up to
+    MID_THRESHOLD, TOP_RUNG above (the measurements are noted at the thresholds)."""
     for name, value in (("m", m), ("n", n), ("k", k)):
         if int(value) < 1:
             raise ValueError(f"invalid {name} {value}: must be >= 1")
-    return "smoke" if m * n <= SMOKE_THRESHOLD else TOP_RUNG
+    outputs = m * n
+    if outputs <= SMOKE_THRESHOLD:
+        return "smoke"
+    return MID_RUNG if outputs <= MID_THRESHOLD else TOP_RUNG
 
 
 def launch_geometry(rung: str, m: int, n: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -363,6 +370,7 @@ def _row(name: str, m: int, n: int, k: int, timing, cublas_ms: Optional[float], 
     }
 
 
-__all__ = ["RUNGS", "RUNG_SPECS", "RungSpec", "TOP_RUNG", "SMOKE_THRESHOLD", "rung_spec", "kernel_name",
+__all__ = ["RUNGS", "RUNG_SPECS", "RungSpec", "TOP_RUNG", "MID_RUNG", "DISPATCH_RUNGS", "SMOKE_THRESHOLD",
+           "MID_THRESHOLD", "rung_spec", "kernel_name",
            "build_for", "rung_build", "all_builds", "epilogue_combinations", "choose_rung", "launch_geometry",
            "launch", "run_ladder"]

@@ -139,25 +139,31 @@ def test_epilogue_combinations_cover_every_policy_once():
 
 
 # ------------------------------------------------------------------------------------- dispatch
-def test_dispatch_takes_smoke_for_small_outputs_and_the_top_rung_above():
-    t = simt.SMOKE_THRESHOLD
-    assert t >= 1
+def test_dispatch_by_output_count():
+    t, mid = simt.SMOKE_THRESHOLD, simt.MID_THRESHOLD
+    assert 1 <= t < mid
     assert simt.choose_rung(1, 1, 1) == "smoke"
     assert simt.choose_rung(1, t, 8192) == "smoke"
     assert simt.choose_rung(t, 1, 1) == "smoke"
-    assert simt.choose_rung(1, t + 1, 1) == simt.TOP_RUNG
+    assert simt.choose_rung(1, t + 1, 1) == simt.MID_RUNG
+    assert simt.choose_rung(mid, 1, 8192) == simt.MID_RUNG
+    assert simt.choose_rung(1, mid + 1, 1) == simt.TOP_RUNG
+    # the sizes the H200 measurements name (gemm_simt.py notes them at the thresholds)
+    assert simt.choose_rung(512, 512, 4096) == "smoke"
+    assert simt.choose_rung(768, 768, 64) == simt.MID_RUNG
+    assert simt.choose_rung(2048, 2048, 2048) == simt.TOP_RUNG
     assert simt.choose_rung(4096, 4096, 4096) == simt.TOP_RUNG
     assert simt.choose_rung(8192, 8192, 8192) == simt.TOP_RUNG
+    assert set(simt.DISPATCH_RUNGS) == {"smoke", simt.MID_RUNG, simt.TOP_RUNG} <= set(simt.RUNGS)
 
 
-def test_dispatch_is_monotone_in_the_output_size():
-    sizes = [1, 3, 16, 31, 64, 100, 128, 129, 256, 500, 1024, 4096]
+def test_dispatch_never_steps_back_as_outputs_grow():
+    order = {rung: i for i, rung in enumerate(simt.DISPATCH_RUNGS)}
+    sizes = [1, 3, 16, 31, 64, 100, 128, 129, 256, 500, 512, 513, 700, 1024, 1025, 2048, 4096, 65536]
     for k in (1, 64, 4096):
         for m in sizes:
-            chosen = [simt.choose_rung(m, n, k) for n in sizes]
-            first_top = chosen.index(simt.TOP_RUNG) if simt.TOP_RUNG in chosen else len(chosen)
-            assert all(c == "smoke" for c in chosen[:first_top])
-            assert all(c == simt.TOP_RUNG for c in chosen[first_top:])
+            chosen = [order[simt.choose_rung(m, n, k)] for n in sizes]
+            assert chosen == sorted(chosen), (m, k)
 
 
 @pytest.mark.parametrize("m,n,k,argument", [(0, 4, 4, "m"), (4, 0, 4, "n"), (4, 4, 0, "k")])
@@ -208,12 +214,11 @@ def _run_compiles(jobs):
 
 
 def test_dispatcher_rungs_compile_with_every_epilogue():
-    """smoke and the top rung are what gemm(kernel="simt") launches: all 128 epilogues of each, for sm_90
-    (the H200). sm_80 compiles every epilogue branch of every rung below: the full matrix there too would
-    double the ~1.5 CPU-minutes this costs without reaching any other code."""
+    """The rungs gemm(kernel="simt") launches, each with all 128 epilogues, for sm_90 (the H200). sm_80
+    compiles every epilogue branch of every rung below: the full matrix there too would double the
+    ~3 CPU-minutes this costs without reaching any other code."""
     combos = simt.epilogue_combinations()
-    jobs = [(rung, [c for c in combos if c[0] == act], "sm_90")
-            for rung in ("smoke", simt.TOP_RUNG) for act in ACT_KINDS]
+    jobs = [(rung, [c for c in combos if c[0] == act], "sm_90") for rung in simt.DISPATCH_RUNGS for act in ACT_KINDS]
     _run_compiles(jobs)
 
 

@@ -71,7 +71,7 @@ def test_rung_matches_reference(rung, size, epilogue):
 
 
 @pytest.mark.parametrize("act", MORE_ACTS)
-@pytest.mark.parametrize("rung", ["smoke", simt.TOP_RUNG])
+@pytest.mark.parametrize("rung", simt.DISPATCH_RUNGS)
 def test_dispatcher_rungs_with_the_other_activations(rung, act):
     _run_and_check(rung, 129, 127, 65, act, "per_n", True, True, 1.25, 0.5, seed=3)
 
