@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
 import numpy as np
 
-from .layout import Layout
+from .layout import UNKNOWN, Layout
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -566,10 +566,16 @@ def _summary_line(layout: Layout) -> str:
         parts.append(f"{layout.duplicate_slots} duplicate slots")
     if layout.empty_slots:
         parts.append(f"{layout.empty_slots} empty slots")
-    if layout.reads_measured:
-        parts.append(f"MMA ignores {layout.ignored_slots} slots" if layout.ignored_slots else "MMA reads every slot")
-    else:
+    unknown = int(np.sum(layout.mma_reads == UNKNOWN))
+    if not layout.reads_measured:
         parts.append("MMA reads not measured")
+    elif layout.ignored_slots or unknown:
+        if layout.ignored_slots:
+            parts.append(f"MMA ignores {layout.ignored_slots} slots")
+        if unknown:
+            parts.append(f"whether the MMA reads {unknown} slots is not known")
+    else:
+        parts.append("MMA reads every slot")
     return "; ".join(parts)
 
 
