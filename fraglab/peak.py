@@ -153,30 +153,19 @@ def find_tool(name: str) -> Optional[str]:
 
 def compile_cubin(build: KernelBuild, arch: str) -> bytes:
     """The cubin of `build` for `arch` (e.g. sm_90): NVRTC from cuda-bindings, else nvcc."""
+    from . import nvrtc_offline
+
     try:
-        from cuda.bindings import nvrtc
-        from .nvrtc_offline import wheel_include_dir
         try:
-            include = [wheel_include_dir()]
-        except Exception:
+            include = [nvrtc_offline.wheel_include_dir()]
+        except nvrtc_offline.OfflineCompilerUnavailable:
             from . import gpu
             include = gpu.include_dirs()
-        opts = [o.encode() for o in build.all_options(include, arch)]
-        _, prog = nvrtc.nvrtcCreateProgram(build.source_text().encode(), b"fraglab_peak.cu", 0, [], [])
-        try:
-            (status,) = nvrtc.nvrtcCompileProgram(prog, len(opts), opts)
-            if status != nvrtc.nvrtcResult.NVRTC_SUCCESS:
-                _, size = nvrtc.nvrtcGetProgramLogSize(prog)
-                log = b" " * size
-                nvrtc.nvrtcGetProgramLog(prog, log)
-                raise RuntimeError(log.decode(errors="replace"))
-            _, size = nvrtc.nvrtcGetCUBINSize(prog)
-            cubin = b" " * size
-            nvrtc.nvrtcGetCUBIN(prog, cubin)
-            return cubin
-        finally:
-            nvrtc.nvrtcDestroyProgram(prog)
-    except ImportError:
+        ok, log, cubin = nvrtc_offline.compile_build(build, arch, cubin=True, include_dirs=include)
+        if not ok:
+            raise RuntimeError(log)
+        return cubin
+    except nvrtc_offline.OfflineCompilerUnavailable:
         pass
     nvcc = find_tool("nvcc")
     if nvcc is None:

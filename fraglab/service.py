@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from rich.console import Console
@@ -58,8 +58,14 @@ def _from_model(spec: FragmentSpec, method: str) -> Layout:
     if found is None:
         raise UserFacingError(f"the PTX model does not cover {spec.describe()}")
     if method != "load":
-        found.source.note = "the model predicts one map; it is shown for every method"
+        found = noted(found, "the model predicts one map; it is shown for every method")
     return found
+
+
+def noted(layout: Layout, note: str) -> Layout:
+    """The layout with a note on a copy of its source (atlas layouts are cached and shared)."""
+    return Layout(layout.spec, layout.method, replace(layout.source, note=note), layout.row, layout.col,
+                  layout.mma_reads)
 
 
 def resolve_layout(spec: FragmentSpec, source: str = "auto", method: str = "load") -> Layout:
@@ -85,13 +91,11 @@ def resolve_layout(spec: FragmentSpec, source: str = "auto", method: str = "load
         reasons.append(f"no usable GPU ({why})")
     try:
         found = _from_atlas(spec, method, arch)
-        found.source.note = "; ".join(reasons) + "; answered from the bundled atlas"
-        return found
+        return noted(found, "; ".join(reasons) + "; answered from the bundled atlas")
     except UserFacingError as exc:
         reasons.append(str(exc))
     found = _from_model(spec, method)
-    found.source.note = "; ".join(reasons) + "; answered from the PTX model"
-    return found
+    return noted(found, "; ".join(reasons) + "; answered from the PTX model")
 
 
 def mma_specs(shape: str, dtype: str | None, layout: str) -> tuple[FragmentSpec, FragmentSpec, FragmentSpec]:
@@ -138,7 +142,8 @@ def _write_figure(layouts: list[Layout], fmt: str, out: Path | None, lane, color
     try:
         fig = (figures.plot_mma(*layouts, lane=lane, color_by=color_by, palette=palette) if mma
                else figures.plot_layout(layouts[0], lane=lane, color_by=color_by, palette=palette))
-        path = Path(out) if out is not None else Path(figures.default_figure_name(layouts[0], fmt, mma=mma))
+        named = tuple(layouts) if mma else layouts[0]
+        path = Path(out) if out is not None else Path(figures.default_figure_name(named, fmt, mma=mma))
         written = figures.save_figure(fig, path, fmt)
     except figures.FigureError as exc:
         raise UserFacingError(str(exc), 2) from None

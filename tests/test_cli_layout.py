@@ -165,3 +165,10 @@ def test_verify_flags_a_method_disagreement_and_a_model_difference():
     row = service.check_combination(spec, measured, 90, bundled)
     assert not row.ok and row.methods == "differ" and row.model == "differs" and row.atlas == "differs"
     assert any("load and onehot disagree" in p for p in row.problems)
+
+
+def test_fallback_note_does_not_stick_to_the_cached_atlas(no_gpu):
+    spec = make_spec("matrix_a")
+    answered = service.resolve_layout(spec, "auto")
+    assert "no usable GPU" in answered.source.note
+    assert atlas_mod.load_bundled().layout(spec).source.note == ""

@@ -59,3 +59,9 @@ def test_include_folder_search_names_what_it_tried(monkeypatch, tmp_path):
         assert gpu.include_dirs() == [str(tmp_path / "b")]
     finally:
         gpu.include_dirs.cache_clear()
+
+
+def test_compiling_leaves_python_bytes_intact():
+    # NVRTC once wrote its (empty) log into Python's shared one-byte b" ", turning every later space into NUL.
+    ok, log = nvrtc_offline.compile_build(probes.build_for(probes.specs_for_arch(90)[:1]), "sm_90")
+    assert ok and " ".encode() == b"\x20" and bytes([32]) * 1 == b" "

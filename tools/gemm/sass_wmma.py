@@ -13,32 +13,19 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from cuda.bindings import nvrtc
-
 from fraglab import gemm_wmma, peak
-from fraglab.nvrtc_offline import wheel_include_dir
+from fraglab.nvrtc_offline import compile_build
+from fraglab.sources import KernelBuild
 
 OPS = ("HMMA", "LDSM", "LDS", "STS", "LDG", "LDGSTS", "LD", "MOVM", "BAR", "DEPBAR", "MOV", "IMAD", "ISETP")
 
 
 def cubin_of(spec, arch: str) -> bytes:
     build = spec.build()
-    opts = [o.encode() for o in build.all_options([wheel_include_dir()], arch)]
-    _, prog = nvrtc.nvrtcCreateProgram(build.source_text().encode(), b"gemm.cu", 0, [], [])
-    try:
-        nvrtc.nvrtcAddNameExpression(prog, spec.name().encode())
-        (status,) = nvrtc.nvrtcCompileProgram(prog, len(opts), opts)
-        if status != nvrtc.nvrtcResult.NVRTC_SUCCESS:
-            _, size = nvrtc.nvrtcGetProgramLogSize(prog)
-            log = b" " * size
-            nvrtc.nvrtcGetProgramLog(prog, log)
-            raise RuntimeError(log.decode(errors="replace"))
-        _, size = nvrtc.nvrtcGetCUBINSize(prog)
-        cubin = b" " * size
-        nvrtc.nvrtcGetCUBIN(prog, cubin)
-        return cubin
-    finally:
-        nvrtc.nvrtcDestroyProgram(prog)
+    ok, log, cubin = compile_build(KernelBuild(build.entry, (spec.name(),), build.options), arch, cubin=True)
+    if not ok:
+        raise RuntimeError(log)
+    return cubin
 
 
 def opcode(line: str) -> str | None:
