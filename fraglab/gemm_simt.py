@@ -63,7 +63,7 @@ RUNG_SPECS: dict[str, RungSpec] = {s.name: s for s in (
 RUNGS: tuple[str, ...] = tuple(RUNG_SPECS)
 
 # What `choose_rung` (and so gemm(kernel="simt")) picks, by the number of outputs M * N. Measured on the
-# H200 with tools/simt/bench_simt.py threshold (table in docs/benchmarks_simt.md), at K = 64, 512, 4096:
+# H200 with tools/simt/bench_simt.py threshold (table in docs/benchmarks.md, SIMT part), at K = 64, 512, 4096:
 # - smoke won every shape up to 512 x 512 outputs (and the skinny ones up to 65536 outputs); from
 #   576 x 576 on the tiled kernels won. Both grow linearly in K, so K does not move the crossover.
 # - vectorized (256 threads, 128 x 128 tiles) beat warp_tiled (128 threads) at 768^2, 1024^2, 64 x 16384
