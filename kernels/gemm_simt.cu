@@ -233,82 +233,55 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN)) gemm_reg_tile_2d(FRAGLA
 }
 
 // ---- global -> register -> shared staging of tiles, 16 bytes per load where the data allow ----
-// A BM x BK tile of A, held as float4 along k, stored transposed (As[k][m]) so the compute loop reads
-// four consecutive rows with one 16-byte shared load.
-template <int BM, int BK, int Threads>
-struct StagedTileA {
-  static constexpr int kQuadsPerRow = BK / 4;
-  static constexpr int kPerThread = BM * BK / 4 / Threads;
-  static_assert(BK % 4 == 0 && (BM * BK / 4) % Threads == 0, "A tile must split into float4s evenly");
+// A Rows x Cols tile of a row-major matrix, held as float4s along the row. A's tile (BM x BK) is stored
+// transposed (As[k][m]) so the compute loop reads four consecutive rows with one 16-byte shared load;
+// B's tile (BK x BN) is stored as it is (Bs[k][n]).
+template <int Rows, int Cols, int Threads>
+struct StagedTile {
+  static constexpr int kQuadsPerRow = Cols / 4;
+  static constexpr int kPerThread = Rows * Cols / 4 / Threads;
+  static_assert(Cols % 4 == 0 && (Rows * Cols / 4) % Threads == 0, "tile must split into float4s evenly");
   float4 v[kPerThread];
 
-  // vec_ok: A is 16-byte aligned and lda % 4 == 0; edge quads fall back to guarded scalar loads
-  __device__ __forceinline__ void load(const float* __restrict__ A, int lda, int M, int K, int m0, int k0,
-                                       int tid, bool vec_ok) {
+  // vec_ok: the matrix is 16-byte aligned and ld % 4 == 0; edge quads fall back to guarded scalar loads
+  __device__ __forceinline__ void load(const float* __restrict__ src0, int ld, int row_limit, int col_limit,
+                                       int r0, int c0, int tid, bool vec_ok) {
 #pragma unroll
     for (int i = 0; i < kPerThread; ++i) {
       const int e = tid + i * Threads;
-      const int m = m0 + e / kQuadsPerRow, k = k0 + (e % kQuadsPerRow) * 4;
-      const float* src = A + flat_index(m, k, lda);
-      if (vec_ok && m < M && k + 3 < K) {
+      const int r = r0 + e / kQuadsPerRow, c = c0 + (e % kQuadsPerRow) * 4;
+      const float* src = src0 + flat_index(r, c, ld);
+      if (vec_ok && r < row_limit && c + 3 < col_limit) {
         v[i] = __ldg(reinterpret_cast<const float4*>(src));
       } else {
-        const bool row = m < M;
-        v[i].x = (row && k + 0 < K) ? src[0] : 0.f;
-        v[i].y = (row && k + 1 < K) ? src[1] : 0.f;
-        v[i].z = (row && k + 2 < K) ? src[2] : 0.f;
-        v[i].w = (row && k + 3 < K) ? src[3] : 0.f;
+        const bool row = r < row_limit;
+        v[i].x = (row && c + 0 < col_limit) ? src[0] : 0.f;
+        v[i].y = (row && c + 1 < col_limit) ? src[1] : 0.f;
+        v[i].z = (row && c + 2 < col_limit) ? src[2] : 0.f;
+        v[i].w = (row && c + 3 < col_limit) ? src[3] : 0.f;
       }
     }
   }
 
   template <int Ld>
-  __device__ __forceinline__ void store_transposed(float (*As)[Ld], int tid) const {
+  __device__ __forceinline__ void store_transposed(float (*dst)[Ld], int tid) const {
 #pragma unroll
     for (int i = 0; i < kPerThread; ++i) {
       const int e = tid + i * Threads;
-      const int r = e / kQuadsPerRow, k = (e % kQuadsPerRow) * 4;
-      As[k + 0][r] = v[i].x;
-      As[k + 1][r] = v[i].y;
-      As[k + 2][r] = v[i].z;
-      As[k + 3][r] = v[i].w;
-    }
-  }
-};
-
-// A BK x BN tile of B, held as float4 along n and stored as is (Bs[k][n]).
-template <int BK, int BN, int Threads>
-struct StagedTileB {
-  static constexpr int kQuadsPerRow = BN / 4;
-  static constexpr int kPerThread = BK * BN / 4 / Threads;
-  static_assert(BN % 4 == 0 && (BK * BN / 4) % Threads == 0, "B tile must split into float4s evenly");
-  float4 v[kPerThread];
-
-  __device__ __forceinline__ void load(const float* __restrict__ B, int ldb, int K, int N, int k0, int n0,
-                                       int tid, bool vec_ok) {
-#pragma unroll
-    for (int i = 0; i < kPerThread; ++i) {
-      const int e = tid + i * Threads;
-      const int k = k0 + e / kQuadsPerRow, n = n0 + (e % kQuadsPerRow) * 4;
-      const float* src = B + flat_index(k, n, ldb);
-      if (vec_ok && k < K && n + 3 < N) {
-        v[i] = __ldg(reinterpret_cast<const float4*>(src));
-      } else {
-        const bool row = k < K;
-        v[i].x = (row && n + 0 < N) ? src[0] : 0.f;
-        v[i].y = (row && n + 1 < N) ? src[1] : 0.f;
-        v[i].z = (row && n + 2 < N) ? src[2] : 0.f;
-        v[i].w = (row && n + 3 < N) ? src[3] : 0.f;
-      }
+      const int r = e / kQuadsPerRow, c = (e % kQuadsPerRow) * 4;
+      dst[c + 0][r] = v[i].x;
+      dst[c + 1][r] = v[i].y;
+      dst[c + 2][r] = v[i].z;
+      dst[c + 3][r] = v[i].w;
     }
   }
 
   template <int Ld>
-  __device__ __forceinline__ void store(float (*Bs)[Ld], int tid) const {
+  __device__ __forceinline__ void store(float (*dst)[Ld], int tid) const {
 #pragma unroll
     for (int i = 0; i < kPerThread; ++i) {
       const int e = tid + i * Threads;
-      *reinterpret_cast<float4*>(&Bs[e / kQuadsPerRow][(e % kQuadsPerRow) * 4]) = v[i];
+      *reinterpret_cast<float4*>(&dst[e / kQuadsPerRow][(e % kQuadsPerRow) * 4]) = v[i];
     }
   }
 };
@@ -328,8 +301,8 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), 2) gemm_vectorized(FRAG
   const bool a_vec = (lda % 4 == 0) && aligned16(A);
   const bool b_vec = (ldb % 4 == 0) && aligned16(B);
 
-  StagedTileA<BM, BK, kThreads> ta;
-  StagedTileB<BK, BN, kThreads> tb;
+  StagedTile<BM, BK, kThreads> ta;
+  StagedTile<BK, BN, kThreads> tb;
   ta.load(A, lda, M, K, m0, 0, tid, a_vec);
   tb.load(B, ldb, K, N, 0, n0, tid, b_vec);
   ta.store_transposed(As[0], tid);
@@ -400,8 +373,8 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MinBlocks) gemm_wa
   const bool a_vec = (lda % 4 == 0) && aligned16(A);
   const bool b_vec = (ldb % 4 == 0) && aligned16(B);
 
-  StagedTileA<BM, BK, kThreads> ta;
-  StagedTileB<BK, BN, kThreads> tb;
+  StagedTile<BM, BK, kThreads> ta;
+  StagedTile<BK, BN, kThreads> tb;
   ta.load(A, lda, M, K, m0, 0, tid, a_vec);
   tb.load(B, ldb, K, N, 0, n0, tid, b_vec);
   ta.store_transposed(As[0], tid);
