@@ -57,8 +57,9 @@ RUNG_SPECS: dict[str, RungSpec] = {s.name: s for s in (
              "double-buffered shared tiles: the next tile loads while this one is used, one barrier per step"),
     RungSpec("vectorized", "gemm_vectorized", (128, 128, 8, 8, 8, 4), (16, 16), (128, 128),
              "16-byte global loads and D stores, A transposed in shared memory, 16-byte shared reads"),
-    RungSpec("warp_tiled", "gemm_warp_tiled", (128, 128, 16, 64, 64, 4, 2), (128, 1), (128, 128),
-             "64x64 warp tiles of 4x4 lane sub-tiles (16x8 outputs a lane): conflict-free shared reads, BK 16"),
+    RungSpec("warp_tiled", "gemm_warp_tiled", (128, 256, 8, 64, 64, 4, 1), (256, 1), (128, 256),
+             "64x64 warp tiles of 4x4 lane sub-tiles (16x8 outputs a lane), 128x256 blocks: conflict-free "
+             "shared reads"),
 )}
 RUNGS: tuple[str, ...] = tuple(RUNG_SPECS)
 
@@ -66,12 +67,13 @@ RUNGS: tuple[str, ...] = tuple(RUNG_SPECS)
 # H200 with tools/simt/bench_simt.py threshold (table in docs/benchmarks.md, SIMT part), at K = 64, 512, 4096:
 # - smoke won every shape up to 512 x 512 outputs (and the skinny ones up to 65536 outputs); from
 #   576 x 576 on the tiled kernels won. Both grow linearly in K, so K does not move the crossover.
-# - vectorized (256 threads, 128 x 128 tiles) beat warp_tiled (128 threads) at 768^2, 1024^2, 64 x 16384
-#   and 16384 x 64 outputs: under ~2 waves of blocks, more warps per block hide more latency.
+# - vectorized (128 x 128 tiles) beat warp_tiled (128 x 256 tiles) up to 1280 x 1280 outputs (and at
+#   64 x 16384, 16384 x 64); warp_tiled won from 1536 x 1536 at every K. Each kernel's time stays that
+#   of one block until its grid passes the 132 SMs, and vectorized's smaller tiles pass it first.
 # - warp_tiled was the fastest rung at 2048^3, 4096^3 and 8192^3.
 SMOKE_THRESHOLD = 512 * 512
 MID_RUNG = "vectorized"
-MID_THRESHOLD = 1024 * 1024
+MID_THRESHOLD = 1280 * 1280
 TOP_RUNG = "warp_tiled"
 DISPATCH_RUNGS = ("smoke", MID_RUNG, TOP_RUNG)
 

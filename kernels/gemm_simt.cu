@@ -30,10 +30,10 @@ constexpr int kTile2dBK = 8, kTile2dTM = 8, kTile2dTN = 8;
 constexpr int kTile2dPadA = 1;                  // rows ty*8 and (ty+1)*8 of one warp land 8 banks apart
 constexpr int kVecBM = 128, kVecBN = 128, kVecBK = 8, kVecTM = 8, kVecTN = 8;
 constexpr int kVecPadA = 4;                     // keeps float4 rows aligned; transposed stores conflict-free
-constexpr int kWarpBM = 128, kWarpBN = 128, kWarpBK = 16;
-constexpr int kWarpWM = 64, kWarpWN = 64;       // 2 x 2 warps; each lane 4 x 2 sub-tiles of 4 x 4 (16 x 8 outputs)
+constexpr int kWarpBM = 128, kWarpBN = 256, kWarpBK = 8;
+constexpr int kWarpWM = 64, kWarpWN = 64;       // 2 x 4 warps; each lane 4 x 2 sub-tiles of 4 x 4 (16 x 8 outputs)
 constexpr int kWarpPadA = 4;
-constexpr int kWarpMinBlocks = 2;               // 2 blocks of 128 threads per SM: up to 255 registers each
+constexpr int kWarpMinBlocks = 1;               // 1 block of 256 threads per SM: up to 255 registers each
 
 __device__ __forceinline__ bool aligned16(const void* p) {
   return (reinterpret_cast<unsigned long long>(p) & 15ull) == 0;

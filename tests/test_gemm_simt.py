@@ -109,7 +109,7 @@ def test_kernel_name_spells_rung_epilogue_and_tiles():
     name = simt.kernel_name("warp_tiled", "relu", "per_n", True, False)
     assert name.startswith("fraglab::simt::gemm_warp_tiled<")
     assert epilogue_cpp("relu", "per_n", True, False) in name
-    assert name.endswith(", 128, 128, 16, 64, 64, 4, 2>")
+    assert name.endswith(", 128, 256, 8, 64, 64, 4, 1>")
     assert simt.kernel_name("naive_uncoalesced").endswith(", false, 256>")
     assert simt.kernel_name("naive_coalesced").endswith(", true, 256>")
     build = simt.build_for("smoke", "gelu", "full", False, True)
@@ -151,6 +151,9 @@ def test_dispatch_by_output_count():
     # the sizes the H200 measurements name (gemm_simt.py notes them at the thresholds)
     assert simt.choose_rung(512, 512, 4096) == "smoke"
     assert simt.choose_rung(768, 768, 64) == simt.MID_RUNG
+    assert simt.choose_rung(1280, 1280, 4096) == simt.MID_RUNG
+    assert simt.choose_rung(64, 16384, 512) == simt.MID_RUNG
+    assert simt.choose_rung(1536, 1536, 64) == simt.TOP_RUNG
     assert simt.choose_rung(2048, 2048, 2048) == simt.TOP_RUNG
     assert simt.choose_rung(4096, 4096, 4096) == simt.TOP_RUNG
     assert simt.choose_rung(8192, 8192, 8192) == simt.TOP_RUNG
@@ -256,6 +259,6 @@ def test_a_broken_instantiation_fails_the_compile_check():
         wheel_include_dir()
     except Exception as exc:
         pytest.skip(f"offline NVRTC unavailable: {exc}")
-    bad = simt.kernel_name("warp_tiled").replace(", 128, 128, 16, 64, 64,", ", 128, 128, 16, 48, 64,")
+    bad = simt.kernel_name("warp_tiled").replace(", 128, 256, 8, 64, 64,", ", 128, 256, 8, 48, 64,")
     ok, log = compile_build(KernelBuild(simt.ENTRY, (bad,), FAST_COMPILE), "sm_90")
     assert not ok and "warp tile" in log

@@ -20,7 +20,7 @@ if [[ $STEPS == *epilogue* ]]; then stamp epilogue
 if [[ $STEPS == *variants* ]]; then stamp variants
   timeout 60 python3 tools/simt/bench_simt.py variants --sizes 4096,8192 --json $OUT/variants.json 2>&1 | tee -a $OUT/run.log; fi
 if [[ $STEPS == *threshold* ]]; then stamp threshold
-  timeout 60 python3 tools/simt/bench_simt.py threshold --json $OUT/threshold.json 2>&1 | tee -a $OUT/run.log; fi
+  timeout 120 python3 tools/simt/bench_simt.py threshold --json $OUT/threshold.json 2>&1 | tee -a $OUT/run.log; fi
 if [[ $STEPS == *sanitize* ]]; then stamp memcheck
   timeout 60 compute-sanitizer --tool memcheck --error-exitcode 9 python3 tools/simt/bench_simt.py sanitize > $OUT/sanitizer.log 2>&1
   echo "memcheck rc=$?" | tee -a $OUT/run.log; tail -4 $OUT/sanitizer.log | tee -a $OUT/run.log
