@@ -166,15 +166,6 @@ def wmma_catalogue() -> list[FragmentSpec]:
     return specs
 
 
-def valid_shapes(frag: str | None = None) -> list[str]:
-    out: list[str] = []
-    for family in WMMA_FAMILIES.values():
-        for shape in family.shapes:
-            if shape not in out:
-                out.append(shape)
-    return out
-
-
 def _choices(values) -> str:
     return ", ".join(sorted(set(values), key=list(values).index))
 
