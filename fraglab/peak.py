@@ -219,9 +219,18 @@ def _random_inputs(cp, p: PeakProbe):
     return vals
 
 
+SUSTAIN_S = 3.0  # the H200 reaches its power-capped clock ~1.5 s into tensor-core work (clocks logged at 5 Hz)
+
+
 def measure(kernels: Optional[list[str]] = None, *, iters: int = PEAK_ITERS, reps: int = 15,
-            progress=None) -> list[dict]:
-    """Rows (probe, api, shape, tflops, unit, ms, ...) for each probe on the present GPU."""
+            sustain_s: float = 0.0, progress=None) -> list[dict]:
+    """Rows (probe, api, shape, tflops, unit, ms, ...) for each probe on the present GPU.
+
+    sustain_s = 0 gives the burst rate (a few ms of work on a cool GPU, at the highest clock);
+    sustain_s > 0 first runs the probe back to back for that long, so the rate is the one the GPU keeps
+    up under its power limit, the state a long GEMM runs in."""
+    if sustain_s < 0:
+        raise ValueError(f"invalid sustain_s {sustain_s}: must be >= 0")
     from . import bench, gpu
 
     cp = gpu.cupy()
@@ -236,14 +245,27 @@ def measure(kernels: Optional[list[str]] = None, *, iters: int = PEAK_ITERS, rep
         a, b = _random_inputs(cp, p)
         out = cp.empty(blocks * WARPS_PER_BLOCK * p.out_per_warp, dtype=p.acc_dtype)
         args = (a, b, out, cp.int32(iters))
+        if sustain_s > 0:
+            _keep_busy(cp, lambda: fn((blocks,), (threads,), args), sustain_s)
         timing = bench.time_cuda(lambda i: fn((blocks,), (threads,), args), warmup=2, reps=reps)
         rate = total_flops(p, blocks, iters) / (timing.median_ms * 1e-3) / 1e12
         rows.append({"probe": p.name, "kernel": p.kernel, "api": p.api, "shape": p.shape, "tflops": rate,
                      "unit": p.unit, "ms": timing.median_ms, "p20_ms": timing.p20_ms, "p80_ms": timing.p80_ms,
-                     "blocks": blocks, "threads": threads, "iters": iters})
+                     "blocks": blocks, "threads": threads, "iters": iters, "sustain_s": sustain_s})
         if progress:
             progress.advance(task)
     return rows
+
+
+def _keep_busy(cp, launch, seconds: float) -> None:
+    """Launch back to back for about `seconds` of GPU time, a few launches ahead of the host."""
+    import time
+
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        for _ in range(4):
+            launch()
+        cp.cuda.get_current_stream().synchronize()
 
 
 def ceiling(dtype: str, rows: list[dict]) -> Optional[float]:
@@ -255,7 +277,7 @@ def ceiling(dtype: str, rows: list[dict]) -> Optional[float]:
     return None
 
 
-__all__ = ["PROBES", "PROBE_NAMES", "PEAK_BUILD", "PeakProbe", "measure", "ceiling", "sass_checks",
+__all__ = ["PROBES", "PROBE_NAMES", "PEAK_BUILD", "PeakProbe", "SUSTAIN_S", "measure", "ceiling", "sass_checks",
            "check_probe_sass", "parse_sass", "SassCheck", "compile_cubin", "total_flops"]
 
 

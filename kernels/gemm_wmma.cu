@@ -13,9 +13,29 @@
 
 namespace fraglab {
 
-template <int BM_, int BN_, int BK_, int WM_, int WN_, int Stages_, int GroupM_ = 8>
+// The pipeline's schedule inside each k-tile kt (16-deep k-steps 0 .. BK/16-1), for measuring it:
+//   BarrierStep_: the step that opens with "wait until tile kt+1 has landed, then __syncthreads()";
+//   LoadStep_:    the step that issues the copies of tile kt+Stages-1 into the stage of tile kt-1.
+//   -1 means the last step. Fragments are loaded one step ahead, so tile kt+1's first fragments are
+// loaded (last step - BarrierStep) steps of MMAs after the barrier. Tile kt-1's stage is free once every
+// warp has passed a barrier after its last read. With the barrier in the last step, that is tile kt-1's
+// own barrier: the copies may go at any step, and in the barrier's step they go just before it (their
+// latency then overlaps the barrier's wait). With an earlier barrier, tile kt-1 is still read after its
+// own barrier, so the copies must follow tile kt's: LoadStep >= BarrierStep, and after it in its step.
+template <int BM_, int BN_, int BK_, int WM_, int WN_, int Stages_, int GroupM_ = 8, int LoadStep_ = -1,
+          int BarrierStep_ = -1>
 struct WmmaTile {
   static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_, Stages = Stages_;
+  static constexpr int kSteps = BK / 16;
+  static constexpr int kLoadStep = LoadStep_ < 0 ? kSteps - 1 : LoadStep_;
+  static constexpr int kBarrierStep = BarrierStep_ < 0 ? kSteps - 1 : BarrierStep_;
+  static constexpr bool kCopiesBeforeBarrier = kBarrierStep == kSteps - 1;
+  // cp.async groups committed after tile kt+1's when the barrier step waits: those of tiles up to
+  // kt+Stages-2, and kt+Stages-1's too when this tile's copies were already issued
+  static constexpr int kWaitPending = Stages - 3 + (kCopiesBeforeBarrier ? 1 : 0);
+  static_assert(kLoadStep < kSteps && kBarrierStep < kSteps, "steps inside the k-tile");
+  static_assert(kCopiesBeforeBarrier || kLoadStep >= kBarrierStep, "copies would overwrite a stage in use");
+  static_assert(kWaitPending >= 0, "too few stages for this schedule: tile kt+1 would not have been issued");
   static constexpr int kWarpsM = BM / WM, kWarpsN = BN / WN;
   static constexpr int kWarps = kWarpsM * kWarpsN;
   static constexpr int kThreads = 32 * kWarps;
@@ -122,16 +142,15 @@ __device__ __forceinline__ void load_operand(
 }
 
 // Apply the epilogue to four consecutive columns n..n+3 of row m (all inside: N % 4 == 0).
+// bias_n: bias[n..n+3], loaded once by the caller (used when the bias is per_n).
 template <class Ep>
-__device__ __forceinline__ void epilogue_store4(const EpilogueParams& p, int m, int n, float4 acc) {
+__device__ __forceinline__ void epilogue_store4(const EpilogueParams& p, int m, int n, float4 acc, float4 bias_n) {
   float4 c = make_float4(0.f, 0.f, 0.f, 0.f);
-  float4 b = make_float4(0.f, 0.f, 0.f, 0.f);
+  float4 b = bias_n;
   if constexpr (Ep::kReadsC) c = __ldg(reinterpret_cast<const float4*>(p.C + flat_index(m, n, p.ldc)));
   if constexpr (Ep::kBias == BiasMode::PerM) {
     const float bm = __ldg(p.bias + m);
     b = make_float4(bm, bm, bm, bm);
-  } else if constexpr (Ep::kBias == BiasMode::PerN) {
-    b = __ldg(reinterpret_cast<const float4*>(p.bias + n));
   } else if constexpr (Ep::kBias == BiasMode::Full) {
     b = __ldg(reinterpret_cast<const float4*>(p.bias + flat_index(m, n, p.ldbias)));
   }
@@ -187,7 +206,7 @@ gemm_wmma_kernel(const T* __restrict__ A, const T* __restrict__ B, int M, int N,
   // Fragments are double-buffered in registers: step kk's MMAs run while step kk+1's fragments load,
   // and the last step of a tile loads the first fragments of the next tile, so the tensor cores keep
   // working across the one barrier per k-tile.
-  constexpr int kSteps = BK / 16;
+  constexpr int kSteps = Tile::kSteps;
   static_assert(kSteps % 2 == 0, "BK must be a multiple of 32 for the two fragment buffers to alternate");
   wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> a_frag[2][Tile::kFragM];
   wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::row_major> b_frag[2][Tile::kFragN];
@@ -210,19 +229,22 @@ gemm_wmma_kernel(const T* __restrict__ A, const T* __restrict__ B, int M, int N,
   __syncthreads();
   load_fragments(0, 0, 0);
 
-  int read_stage = 0, write_stage = Stages - 1;
+  int read_stage = 0, next_stage = 1 % Stages, write_stage = Stages - 1;  // tiles kt, kt+1, kt-1 (mod Stages)
   for (int kt = 0; kt < k_tiles; ++kt) {
 #pragma unroll
     for (int kk = 0; kk < kSteps; ++kk) {
-      if (kk == kSteps - 1) {
-        // Stage write_stage held tile kt-1, which every warp finished reading before the last barrier.
+      auto issue_copies = [&] {
         if (kt + Stages - 1 < k_tiles) load_stage(write_stage, kt + Stages - 1);
-        cp_async_commit();
-        cp_async_wait<Stages - 2>();
+        cp_async_commit();  // one group per k-tile, empty past the end, so the wait counts stay fixed
+      };
+      if (kk == Tile::kLoadStep && Tile::kCopiesBeforeBarrier) issue_copies();
+      if (kk == Tile::kBarrierStep) {
+        cp_async_wait<Tile::kWaitPending>();
         __syncthreads();  // tile kt+1 has landed for all threads
-        read_stage = read_stage == Stages - 1 ? 0 : read_stage + 1;
-        write_stage = write_stage == Stages - 1 ? 0 : write_stage + 1;
-        if (kt + 1 < k_tiles) load_fragments((kk + 1) % 2, read_stage, 0);
+      }
+      if (kk == Tile::kLoadStep && !Tile::kCopiesBeforeBarrier) issue_copies();
+      if (kk == kSteps - 1) {
+        if (kt + 1 < k_tiles) load_fragments((kk + 1) % 2, next_stage, 0);
       } else {
         load_fragments((kk + 1) % 2, read_stage, kk + 1);
       }
@@ -232,6 +254,9 @@ gemm_wmma_kernel(const T* __restrict__ A, const T* __restrict__ B, int M, int N,
         for (int j = 0; j < Tile::kFragN; ++j)
           wmma::mma_sync(acc[i][j], a_frag[kk % 2][i], b_frag[kk % 2][j], acc[i][j]);
     }
+    read_stage = next_stage;
+    next_stage = next_stage == Stages - 1 ? 0 : next_stage + 1;
+    write_stage = write_stage == Stages - 1 ? 0 : write_stage + 1;
   }
   cp_async_wait<0>();
   __syncthreads();  // the pipeline's shared memory becomes the epilogue's staging area
@@ -255,11 +280,14 @@ gemm_wmma_kernel(const T* __restrict__ A, const T* __restrict__ B, int M, int N,
   const int n = n0 + warp_n * Tile::WN + col4;
   const int m_warp = m0 + warp_m * Tile::WM;
   if constexpr (Aligned) {
+    float4 bias_n = make_float4(0.f, 0.f, 0.f, 0.f);  // a lane's columns are the same on every row
+    if constexpr (Ep::kBias == BiasMode::PerN)
+      if (n < N) bias_n = __ldg(reinterpret_cast<const float4*>(p.bias + n));
 #pragma unroll 4
     for (int r = lane / kLanesPerRow; r < Tile::WM; r += kRowsPerPass) {
       const int m = m_warp + r;
       const float4 v = *reinterpret_cast<const float4*>(stage + r * Tile::kLdStage + col4);
-      if (m < M && n < N) epilogue_store4<Ep>(p, m, n, v);
+      if (m < M && n < N) epilogue_store4<Ep>(p, m, n, v, bias_n);
     }
   } else {  // the edge-tolerant path: scalar, rolled (its registers are already spent on scalar loads)
 #pragma unroll 1

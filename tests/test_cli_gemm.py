@@ -28,6 +28,7 @@ def _run(*args):
     (("gemm", "--bench", "--plot", "out.txt"), "invalid --plot"),
     (("peak", "--probe", "wgmma"), "invalid --probe 'wgmma'"),
     (("peak", "--iters", "0"), "invalid --iters 0"),
+    (("peak", "--sustain", "-1"), "invalid --sustain -1.0"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args, fragment):
     res = _run(*args)
@@ -54,7 +55,7 @@ FAKE = {
               "rel_err": 1e-7, "ms": 0.01, "tflops": 0.05, "tile": "128x128", "aligned": True},
              {"kernel": "cublas_gemmex", "m": 64, "n": 64, "k": 64, "status": "-", "ms": 0.02, "tflops": 0.03}],
     "summary": [{"m": 64, "n": 64, "k": 64, "check": "PASSED", "wmma_fused_tflops": 0.05, "fused_vs_cublas": 1.7}],
-    "ceiling_tflops": 650.0, "device": {"gpu_name": "fake"},
+    "ceiling_tflops": 650.0, "ceiling_sustained_tflops": 540.0, "device": {"gpu_name": "fake"},
 }
 
 
@@ -74,6 +75,7 @@ def test_wmma_bench_prints_the_table_and_writes_json_and_plot(monkeypatch, tmp_p
     assert seen["sizes"] == [(64, 64, 64)] and seen["act"] == "gelu" and seen["bias_mode"] == "per_m"
     assert seen["beta"] == 0.5 and seen["save_z"] and seen["check"] and seen["bench"]
     assert "1.70" in res.output and "PASSED" in res.output
+    assert "650 TFLOP/s burst, 540 sustained" in res.output
     saved = json.loads((tmp_path / "r.json").read_text())
     assert saved["act"] == "gelu" and saved["rows"][0]["kernel"] == "wmma_fused"
     assert (tmp_path / "r.png").read_bytes()[:4] == b"\x89PNG"
@@ -102,12 +104,15 @@ def test_peak_prints_rates_and_sass_verdicts(monkeypatch, tmp_path):
 
     rows = [{"probe": "wmma f16->f32", "kernel": "peak_wmma_f16_f32", "shape": "m16n16k16", "tflops": 648.0,
              "unit": "TFLOP/s", "ms": 1.0}]
-    monkeypatch.setattr(peak, "measure", lambda kernels, iters, progress: rows)
+    seen = {}
+    monkeypatch.setattr(peak, "measure", lambda kernels, iters, sustain_s, progress: seen.update(s=sustain_s) or rows)
     monkeypatch.setattr(peak, "sass_checks", lambda arch: {"peak_wmma_f16_f32": peak.SassCheck(
         "peak_wmma_f16_f32", 80, 0, True, "80 HMMA")})
     monkeypatch.setattr(gpu, "device_info", lambda: {"gpu_name": "H200", "compute_capability": 90})
     res = _run("peak", "--json", str(tmp_path / "p.json"))
     assert res.exit_code == 0, res.output
+    assert seen["s"] == 0.0  # burst by default
+    assert _run("peak", "--sustain", "2.5", "--no-sass").exit_code == 0 and seen["s"] == 2.5
     assert "648.0" in res.output and "ok: 80 HMMA" in res.output
     assert json.loads((tmp_path / "p.json").read_text())["rows"][0]["sass_ok"] is True
 

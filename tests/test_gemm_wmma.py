@@ -10,7 +10,7 @@ from fraglab.gemm_api import GemmArgumentError, validate_gemm_args
 
 def test_spec_name_is_the_exact_template_instantiation():
     spec = gemm_wmma.spec_for("f16", 8192, 8192, 8192, act="relu", bias_mode="per_n")
-    assert spec.name() == ("fraglab::gemm_wmma_kernel<fraglab::WmmaTile<256, 128, 64, 64, 64, 3, 8>, "
+    assert spec.name() == ("fraglab::gemm_wmma_kernel<fraglab::WmmaTile<256, 128, 64, 64, 64, 3, 8, -1, -1>, "
                            "fraglab::Epilogue<fraglab::ActKind::ReLU, fraglab::BiasMode::PerN, false, false>, "
                            "true, __half>")
     assert spec.build().entry == "gemm_wmma.cu" and spec.build().name_expressions == (spec.name(),)
@@ -151,3 +151,18 @@ def test_gemm_without_gpu_says_why(no_gpu):
     a, b = _ab()
     with pytest.raises(GpuUnavailable, match="FRAGLAB_NO_GPU"):
         fraglab.gemm(a, b)
+
+
+def test_summary_ratios_come_from_the_rows_they_name():
+    rows = [{"kernel": "wmma_fused", "m": 8, "n": 8, "k": 8, "ms": 2.0, "tflops": 300.0, "status": "PASSED",
+             "tile": "256x128"},
+            {"kernel": "wmma_plain", "m": 8, "n": 8, "k": 8, "ms": 1.6, "tflops": 375.0},
+            {"kernel": "cublas_gemmex", "m": 8, "n": 8, "k": 8, "ms": 1.0, "tflops": 600.0},
+            {"kernel": "cublas_unfused", "m": 8, "n": 8, "k": 8, "ms": 3.0, "tflops": 200.0}]
+    out = gemm_wmma.summarize_size(rows, 600.0)
+    assert out["fused_vs_cublas"] == pytest.approx(0.5)
+    assert out["fused_speedup_vs_unfused"] == pytest.approx(1.5)
+    assert out["fused_vs_ceiling"] == pytest.approx(0.5)
+    assert out["epilogue_cost"] == pytest.approx(0.25)
+    assert out["torch_addmm_act_tflops"] is None and out["tile"] == "256x128"
+    assert gemm_wmma.summarize_size(rows, None)["fused_vs_ceiling"] is None

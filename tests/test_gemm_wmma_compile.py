@@ -55,6 +55,29 @@ def test_representative_kernels_assemble_to_cubins(arch):
     assert ok, log
 
 
+def test_every_experimental_tile_compiles():
+    """tools/gemm times these; each must build (one epilogue, the first stage of the compiler)."""
+    names = tuple(gemm_wmma.WmmaKernelSpec("f16", "gelu", "per_n", tile=t).name() for t in gemm_wmma.EXPERIMENTAL_TILES)
+    ok, log = nvrtc_offline.compile_build(KernelBuild(gemm_wmma.ENTRY, names, ("-G",)), "compute_90")
+    assert ok, log
+
+
+@pytest.mark.parametrize("schedule,message", [
+    ((3, 0, 2), "copies would overwrite a stage in use"),   # copies before an early barrier: a race
+    ((2, 2, 2), "too few stages"),                          # 2 stages with an early barrier: nothing in flight
+])
+def test_unsafe_pipeline_schedules_do_not_compile(schedule, message):
+    stages, load_step, barrier_step = schedule
+    tile = gemm_wmma.TileSpec(256, 128, 64, 64, 64, stages, 8, load_step, barrier_step)
+    name = gemm_wmma.WmmaKernelSpec("f16").name().replace(gemm_wmma.TILES["256x128"].cpp(), tile.cpp())
+    ok, log = nvrtc_offline.compile_build(KernelBuild(gemm_wmma.ENTRY, (name,), ("-G",)), "compute_90")
+    assert not ok and message in log
+    safe = gemm_wmma.TileSpec(256, 128, 64, 64, 64, 3, 8, barrier_step, barrier_step)  # copies after the barrier
+    ok, log = nvrtc_offline.compile_build(
+        KernelBuild(gemm_wmma.ENTRY, (name.replace(tile.cpp(), safe.cpp()),), ("-G",)), "compute_90")
+    assert ok, log
+
+
 def test_a_broken_instantiation_is_reported():
     bad = gemm_wmma.WmmaKernelSpec("f16").name().replace("__half", "double")
     ok, log = nvrtc_offline.compile_build(KernelBuild(gemm_wmma.ENTRY, (bad,), ("-G",)), "compute_90")

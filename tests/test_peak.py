@@ -112,3 +112,15 @@ def test_measure_gives_a_positive_rate_per_probe():
     rows = peak.measure(["peak_wmma_f16_f32", "peak_mma_m16n8k16_f16_f32"], iters=64, reps=3)
     assert [r["kernel"] for r in rows] == ["peak_wmma_f16_f32", "peak_mma_m16n8k16_f16_f32"]
     assert all(r["tflops"] > 0 and r["ms"] > 0 for r in rows)
+
+
+@pytest.mark.gpu
+def test_sustained_measure_runs_the_probe_first_for_that_long():
+    import time
+
+    t0 = time.perf_counter()
+    rows = peak.measure(["peak_wmma_f16_f32"], iters=256, reps=3, sustain_s=0.5)
+    assert time.perf_counter() - t0 >= 0.5
+    assert rows[0]["sustain_s"] == 0.5 and rows[0]["tflops"] > 0
+    with pytest.raises(ValueError, match="sustain_s"):
+        peak.measure(["peak_wmma_f16_f32"], sustain_s=-1)
