@@ -94,11 +94,16 @@ def time_cuda(fn: Callable[[int], Any], *, warmup: int = 5, reps: int = 50, rota
 def time_interleaved(fns: dict[str, Callable[[int], Any]], *, rounds: int = 3, warmup: int = 3, reps: int = 30,
                      rotate: Optional[int] = None) -> dict[str, Timing]:
     """Time several variants in alternating rounds and pool each one's samples: a drift of the clock
-    (the H200 ran register-only loops 10 % apart within one minute) then hits every variant alike."""
+    (the H200 ran register-only loops 10 % apart within one minute) then hits every variant alike.
+    The order rotates by one each round, so no variant always follows the same one: under the power
+    limit a kernel that follows a power-hungry one starts at a lower clock (at 8192^3, with a fixed order,
+    the fused GEMM that followed cuBLAS measured 5 % slower than the plain store that followed it)."""
     samples: dict[str, list[float]] = {name: [] for name in fns}
+    names = list(fns)
     for r in range(rounds):
-        for name, fn in fns.items():
-            samples[name] += time_cuda_samples(fn, warmup=warmup if r == 0 else 1, reps=reps, rotate=rotate)
+        shift = r % len(names) if names else 0
+        for name in names[shift:] + names[:shift]:
+            samples[name] += time_cuda_samples(fns[name], warmup=warmup if r == 0 else 1, reps=reps, rotate=rotate)
     return {name: summarize(v) for name, v in samples.items()}
 
 

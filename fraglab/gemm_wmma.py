@@ -212,6 +212,7 @@ __all__ = ["DTYPES", "TILES", "TileSpec", "WmmaKernelSpec", "choose_tile", "is_a
 SUITE_KERNELS = ("wmma_fused", "wmma_plain", "cublas_gemmex", "cublas_unfused", "torch_addmm_act")
 CHECK_ROWS_ABOVE = 2048  # larger M: check a random sample of rows against the float64 reference
 CHECK_SAMPLE_ROWS = 96
+INTERLEAVED_ROUNDS = 6   # rounds of the kernels in rotating order (fraglab.bench.time_interleaved)
 
 
 def bf16_numpy_dtype(cp):
@@ -412,7 +413,8 @@ def run_suite(sizes, *, dtype: str = "f16", act: str = "none", bias_mode: str = 
             if baselines:
                 fns.update(_baseline_fns(cp, inputs, base, dtype, act, bias_mode, has_c, save_z, alpha, beta,
                                          leaky_slope))
-            timings = benchmod.time_interleaved(fns, rounds=3, reps=max(5, reps // 3), rotate=sets)
+            timings = benchmod.time_interleaved(fns, rounds=INTERLEAVED_ROUNDS, reps=max(3, reps // INTERLEAVED_ROUNDS),
+                                                rotate=sets)
             for name, t in timings.items():
                 results.setdefault(name, dict(base, kernel=name, status="-"))
                 results[name].update(ms=t.median_ms, p20_ms=t.p20_ms, p80_ms=t.p80_ms, reps=t.reps,

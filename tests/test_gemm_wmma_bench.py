@@ -75,3 +75,19 @@ def test_rows_table_formats_and_dashes_missing():
 def test_size_label():
     assert bench.size_label({"m": 8, "n": 8, "k": 8}) == "8^3"
     assert bench.size_label({"m": 8, "n": 4, "k": 2}) == "8x4x2"
+
+
+def test_interleaved_rounds_rotate_the_order(monkeypatch):
+    """Each variant is timed first, second and third once in three rounds, and its samples are pooled."""
+    from fraglab import bench
+
+    calls = []
+
+    def fake_samples(fn, *, warmup, reps, rotate):
+        calls.append(fn())
+        return [float(len(calls))] * reps
+
+    monkeypatch.setattr(bench, "time_cuda_samples", fake_samples)
+    out = bench.time_interleaved({"a": lambda: "a", "b": lambda: "b", "c": lambda: "c"}, rounds=3, reps=2)
+    assert calls == ["a", "b", "c", "b", "c", "a", "c", "a", "b"]
+    assert {name: t.reps for name, t in out.items()} == {"a": 6, "b": 6, "c": 6}
