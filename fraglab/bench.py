@@ -95,16 +95,28 @@ def time_interleaved(fns: dict[str, Callable[[int], Any]], *, rounds: int = 3, w
                      rotate: Optional[int] = None) -> dict[str, Timing]:
     """Time several variants in alternating rounds and pool each one's samples: a drift of the clock
     (the H200 ran register-only loops 10 % apart within one minute) then hits every variant alike.
-    The order rotates by one each round, so no variant always follows the same one: under the power
-    limit a kernel that follows a power-hungry one starts at a lower clock (at 8192^3, with a fixed order,
-    the fused GEMM that followed cuBLAS measured 5 % slower than the plain store that followed it)."""
+    The first round keeps the given order; later rounds shuffle it (seeded, so runs repeat), so no
+    variant always follows the same one: under the power limit a kernel that follows a power-hungry
+    one may start at a lower clock."""
     samples: dict[str, list[float]] = {name: [] for name in fns}
-    names = list(fns)
-    for r in range(rounds):
-        shift = r % len(names) if names else 0
-        for name in names[shift:] + names[:shift]:
+    for r, order in enumerate(round_orders(list(fns), rounds)):
+        for name in order:
             samples[name] += time_cuda_samples(fns[name], warmup=warmup if r == 0 else 1, reps=reps, rotate=rotate)
     return {name: summarize(v) for name, v in samples.items()}
+
+
+def round_orders(names: list, rounds: int, seed: int = 2026) -> list[list]:
+    """The order of each round of time_interleaved: as given first, then seeded shuffles."""
+    import random
+
+    rng = random.Random(seed)
+    orders = []
+    for r in range(rounds):
+        order = list(names)
+        if r:
+            rng.shuffle(order)
+        orders.append(order)
+    return orders
 
 
 def time_cuda_samples(fn: Callable[[int], Any], *, warmup: int = 5, reps: int = 50, rotate: Optional[int] = None,
@@ -268,5 +280,5 @@ def rows_table(rows: Sequence[dict], columns: Sequence[tuple[str, str, str]], ti
     return table
 
 
-__all__ = ["Timing", "time_cuda", "time_cuda_samples", "time_interleaved", "queue_spin", "rotation_count", "l2_cache_bytes", "summarize", "percentile",
+__all__ = ["Timing", "time_cuda", "time_cuda_samples", "time_interleaved", "round_orders", "queue_spin", "rotation_count", "l2_cache_bytes", "summarize", "percentile",
            "tflops", "progress", "save_json", "plot_tflops", "tflops_figure", "rows_table", "size_label"]

@@ -77,9 +77,15 @@ def test_size_label():
     assert bench.size_label({"m": 8, "n": 4, "k": 2}) == "8x4x2"
 
 
-def test_interleaved_rounds_rotate_the_order(monkeypatch):
-    """Each variant is timed first, second and third once in three rounds, and its samples are pooled."""
-    from fraglab import bench
+def test_interleaved_rounds_vary_the_order_and_pool_samples(monkeypatch):
+    """Every round times every variant once; after the first, the order is shuffled, so a variant follows
+    different neighbours (the power state a kernel starts in depends on the one before it)."""
+    names = ["fused", "plain", "cublas", "unfused", "torch"]
+    orders = bench.round_orders(names, 6)
+    assert orders[0] == names and all(sorted(o) == sorted(names) for o in orders)
+    assert orders == bench.round_orders(names, 6)  # seeded: a rerun times in the same order
+    predecessors = {o[o.index("fused") - 1] for o in orders if o.index("fused") > 0}
+    assert len(predecessors) >= 2
 
     calls = []
 
@@ -88,6 +94,6 @@ def test_interleaved_rounds_rotate_the_order(monkeypatch):
         return [float(len(calls))] * reps
 
     monkeypatch.setattr(bench, "time_cuda_samples", fake_samples)
-    out = bench.time_interleaved({"a": lambda: "a", "b": lambda: "b", "c": lambda: "c"}, rounds=3, reps=2)
-    assert calls == ["a", "b", "c", "b", "c", "a", "c", "a", "b"]
-    assert {name: t.reps for name, t in out.items()} == {"a": 6, "b": 6, "c": 6}
+    out = bench.time_interleaved({n: (lambda n=n: n) for n in names}, rounds=6, reps=2)
+    assert calls == [n for o in orders for n in o]
+    assert all(t.reps == 12 for t in out.values())
