@@ -212,7 +212,7 @@ __all__ = ["DTYPES", "TILES", "TileSpec", "WmmaKernelSpec", "choose_tile", "is_a
 SUITE_KERNELS = ("wmma_fused", "wmma_plain", "cublas_gemmex", "cublas_unfused", "torch_addmm_act")
 CHECK_ROWS_ABOVE = 2048  # larger M: check a random sample of rows against the float64 reference
 CHECK_SAMPLE_ROWS = 96
-INTERLEAVED_ROUNDS = 6   # rounds of the kernels in rotating order (fraglab.bench.time_interleaved)
+INTERLEAVED_ROUNDS = 6   # rounds over the kernels, in varying order (fraglab.bench.time_interleaved)
 
 
 def bf16_numpy_dtype(cp):
@@ -352,7 +352,8 @@ def run_suite(sizes, *, dtype: str = "f16", act: str = "none", bias_mode: str = 
     """Check and time the fused WMMA GEMM and its baselines for each (m, n, k).
 
     Returns {"rows": [...] one per (kernel, size), "summary": [...] one per size with the ratios,
-    "ceiling": register-only WMMA TFLOP/s measured in this run (or None), "device": provenance}.
+    "ceiling_tflops" / "ceiling_sustained_tflops": the register-only WMMA rate measured in this run before
+    the sizes (burst) and after them (sustained), or None without bench, "device": provenance}.
     """
     from . import bench as benchmod
     from . import gpu, peak
@@ -366,7 +367,7 @@ def run_suite(sizes, *, dtype: str = "f16", act: str = "none", bias_mode: str = 
         ceilings.append(peak.ceiling(dtype, peak.measure([peak.CEILING_PROBE[dtype]], progress=progress)))
         ceiling = ceilings[0]
     task = progress.add_task(f"gemm --wmma {dtype} {act} bias={bias_mode}", total=len(sizes)) if progress else None
-    rows, summary = [], []
+    rows, per_size = [], []  # per_size: each size's rows, summarised once both ceilings are known
     for (m, n, k) in sizes:
         per_set = (m * k + k * n) * 2 + (m * n * 4 if has_c else 0) + (m * n * 4 if bias_mode == "full" else 0)
         sets = min(benchmod.rotation_count(per_set), max(1, (4 << 30) // per_set)) if bench else 1
@@ -423,7 +424,7 @@ def run_suite(sizes, *, dtype: str = "f16", act: str = "none", bias_mode: str = 
                 results["torch_addmm_act"] = dict(base, kernel="torch_addmm_act", status="-",
                                                   note="cuBLASLt fuses only per_n bias + relu/gelu, without C")
         rows.extend(results.values())
-        summary.append(summarize_size(list(results.values()), ceiling))
+        per_size.append(list(results.values()))
         if progress:
             progress.advance(task)
         inputs = d = z = None  # release this size's buffers before the next size allocates
@@ -432,9 +433,7 @@ def run_suite(sizes, *, dtype: str = "f16", act: str = "none", bias_mode: str = 
     if bench:  # the same probe after SUSTAIN_S s of itself: the power-capped state the long GEMMs ran in
         sustained = peak.ceiling(dtype, peak.measure([peak.CEILING_PROBE[dtype]], sustain_s=peak.SUSTAIN_S))
         ceilings.append(sustained)
-        for row in summary:
-            row["fused_vs_sustained_ceiling"] = (row["wmma_fused_tflops"] / sustained
-                                                 if row.get("wmma_fused_tflops") and sustained else None)
+    summary = [summarize_size(size_rows, ceiling, sustained) for size_rows in per_size]
     return {"rows": rows, "summary": summary, "ceiling_tflops": ceiling, "ceiling_sustained_tflops": sustained,
             "ceiling_probe": peak.CEILING_PROBE[dtype], "ceiling_before_after": ceilings, "device": info}
 
@@ -494,7 +493,7 @@ def _torch_fn(inputs, act):
     return run_torch
 
 
-def summarize_size(rows: list[dict], ceiling: float | None) -> dict:
+def summarize_size(rows: list[dict], ceiling: float | None, sustained_ceiling: float | None = None) -> dict:
     """One row per size: each kernel's time and TFLOP/s plus the ratios the targets are about."""
     by = {r["kernel"]: r for r in rows}
     first = rows[0]
@@ -512,6 +511,7 @@ def summarize_size(rows: list[dict], ceiling: float | None) -> dict:
     out["fused_vs_cublas"] = ratio(out["wmma_fused_tflops"], out["cublas_gemmex_tflops"])
     out["fused_speedup_vs_unfused"] = ratio(out["cublas_unfused_ms"], out["wmma_fused_ms"])
     out["fused_vs_ceiling"] = ratio(out["wmma_fused_tflops"], ceiling)
+    out["fused_vs_sustained_ceiling"] = ratio(out["wmma_fused_tflops"], sustained_ceiling)
     cost = ratio(out["wmma_fused_ms"], out["wmma_plain_ms"])
     out["epilogue_cost"] = cost - 1 if cost is not None else None
     return out

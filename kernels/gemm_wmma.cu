@@ -229,8 +229,10 @@ gemm_wmma_kernel(const T* __restrict__ A, const T* __restrict__ B, int M, int N,
   __syncthreads();
   load_fragments(0, 0, 0);
 
-  int read_stage = 0, next_stage = 1 % Stages, write_stage = Stages - 1;  // tiles kt, kt+1, kt-1 (mod Stages)
+  int read_stage = 0;  // tile kt's stage, kt % Stages
   for (int kt = 0; kt < k_tiles; ++kt) {
+    const int next_stage = read_stage == Stages - 1 ? 0 : read_stage + 1;   // tile kt+1's
+    const int write_stage = read_stage == 0 ? Stages - 1 : read_stage - 1;  // tile kt-1's, refilled with kt+Stages-1
 #pragma unroll
     for (int kk = 0; kk < kSteps; ++kk) {
       auto issue_copies = [&] {
@@ -255,8 +257,6 @@ gemm_wmma_kernel(const T* __restrict__ A, const T* __restrict__ B, int M, int N,
           wmma::mma_sync(acc[i][j], a_frag[kk % 2][i], b_frag[kk % 2][j], acc[i][j]);
     }
     read_stage = next_stage;
-    next_stage = next_stage == Stages - 1 ? 0 : next_stage + 1;
-    write_stage = write_stage == Stages - 1 ? 0 : write_stage + 1;
   }
   cp_async_wait<0>();
   __syncthreads();  // the pipeline's shared memory becomes the epilogue's staging area

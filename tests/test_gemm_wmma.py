@@ -165,4 +165,6 @@ def test_summary_ratios_come_from_the_rows_they_name():
     assert out["fused_vs_ceiling"] == pytest.approx(0.5)
     assert out["epilogue_cost"] == pytest.approx(0.25)
     assert out["torch_addmm_act_tflops"] is None and out["tile"] == "256x128"
+    assert out["fused_vs_sustained_ceiling"] is None
     assert gemm_wmma.summarize_size(rows, None)["fused_vs_ceiling"] is None
+    assert gemm_wmma.summarize_size(rows, 600.0, 500.0)["fused_vs_sustained_ceiling"] == pytest.approx(0.6)

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Session-2 exploration call: GPU tests after the epilogue change, then pipeline variants side by side,
+# Exploration call: the WMMA GPU tests, then candidate tiles and schedules side by side (PLAN, ROUNDS),
 # with the SM clock and power logged every 200 ms throughout (clocks.csv).
 set -o pipefail
 export PYTHONPATH=$PWD PYTHONUNBUFFERED=1 PATH=/usr/local/cuda/bin:$PATH
