@@ -1,0 +1,200 @@
+"""CuTe form of a layout: a (thread mode, value mode) -> tile index layout as shape:stride.
+
+The tile index is CuTe's column-major one, index = row + col * rows, so the sm_80 A operand of
+mma.m16n8k16 reads ((4,8),(2,2,2)):((32,1),(16,8,128)), as in CUTLASS's mma_traits_sm80.hpp.
+Each mode is inferred on its own (CuTe splits a thread or slot index colexicographically, first factor
+fastest) and comes out coalesced: its factors are maximal runs of one stride. Duplicated slots are
+exact here: a slot that repeats another is a stride-0 factor (WMMA f16 A: 16 slots, the last 8 copy
+the first 8, so the value mode gains a (2):(0) factor). A slot holding nothing has no CuTe form.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import numpy as np
+
+from .tile import NoExportForm, index_map, mapping_comment, title
+
+Mode = tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class CuteLayout:
+    """((thread shape),(value shape)):((thread stride),(value stride)) -> index = row + col * rows."""
+
+    thread_shape: Mode
+    thread_stride: Mode
+    value_shape: Mode
+    value_stride: Mode
+    rows: int
+    cols: int
+
+    def __call__(self, thread, slot):
+        """The tile index of (thread, slot); numpy arrays broadcast."""
+        return _eval_mode(self.thread_shape, self.thread_stride, thread) + \
+            _eval_mode(self.value_shape, self.value_stride, slot)
+
+    def row_col(self, thread, slot):
+        index = self(thread, slot)
+        return index % self.rows, index // self.rows
+
+    @property
+    def threads(self) -> int:
+        return int(np.prod(self.thread_shape))
+
+    @property
+    def slots(self) -> int:
+        return int(np.prod(self.value_shape))
+
+    def text(self) -> str:
+        """CuTe's printed form, e.g. ((4,8),(2,2,2)):((32,1),(16,8,128))."""
+        shape = f"({_mode_text(self.thread_shape)},{_mode_text(self.value_shape)})"
+        stride = f"({_mode_text(self.thread_stride)},{_mode_text(self.value_stride)})"
+        return f"{shape}:{stride}"
+
+    def to_json(self) -> dict:
+        """{"shape": [thread, value], "stride": [thread, value]}; a one-factor mode is a plain int, as CuTe nests it."""
+        return {"shape": [_mode_json(self.thread_shape), _mode_json(self.value_shape)],
+                "stride": [_mode_json(self.thread_stride), _mode_json(self.value_stride)]}
+
+    def cpp(self, name: str = "FragLayout") -> str:
+        """The `using NAME = cute::Layout<...>` line with static extents."""
+        shape = f"Shape <{_mode_cpp(self.thread_shape, 'Shape')},{_mode_cpp(self.value_shape, 'Shape')}>"
+        stride = f"Stride<{_mode_cpp(self.thread_stride, 'Stride')},{_mode_cpp(self.value_stride, 'Stride')}>"
+        return f"using {name} = cute::Layout<{shape},\n{' ' * (len(name) + 21)}{stride}>;"
+
+
+def _eval_mode(shape: Mode, stride: Mode, coord):
+    coord = np.asarray(coord, dtype=np.int64)
+    total = np.zeros_like(coord)
+    step = 1
+    for extent, s in zip(shape, stride):
+        total = total + (coord // step) % extent * s
+        step *= extent
+    return total
+
+
+def _mode_text(mode: Mode) -> str:
+    return str(mode[0]) if len(mode) == 1 else "(" + ",".join(str(m) for m in mode) + ")"
+
+
+def _mode_json(mode: Mode):
+    return int(mode[0]) if len(mode) == 1 else [int(m) for m in mode]
+
+
+def _mode_cpp(mode: Mode, kind: str) -> str:
+    if len(mode) == 1:
+        return f"_{mode[0]}"
+    return f"{kind}<" + ",".join(f"_{m}" for m in mode) + ">"
+
+
+def infer_mode(values: np.ndarray) -> tuple[Mode, Mode] | None:
+    """The coalesced (shape, stride) whose colexicographic evaluation gives values[i], or None.
+
+    Greedy over the factors: at block size p the next stride is values[p] and the factor is the longest
+    run values[k * p] == k * stride that divides what is left; a non-coalescable neighbour ends the run
+    exactly where its factor ends. The result is checked against every value.
+    """
+    values = np.asarray(values, dtype=np.int64)
+    n = len(values)
+    if n == 0 or values[0] != 0:
+        return None
+    if n == 1:
+        return (1,), (0,)
+    shape: list[int] = []
+    stride: list[int] = []
+    block = 1
+    while block < n:
+        step = int(values[block])
+        run = 1
+        while (run + 1) * block <= n and values[run * block] == run * step:
+            run += 1
+        left = n // block
+        factor = max((f for f in range(2, run + 1) if left % f == 0), default=1)
+        if factor == 1:
+            return None
+        shape.append(factor)
+        stride.append(step)
+        block *= factor
+    if block != n or not np.array_equal(_eval_mode(tuple(shape), tuple(stride), np.arange(n)), values):
+        return None
+    return tuple(shape), tuple(stride)
+
+
+def _ranges(items: list[int]) -> str:
+    out, start = [], None
+    for i, v in enumerate(items):
+        if start is None:
+            start = v
+        if i + 1 == len(items) or items[i + 1] != v + 1:
+            out.append(str(start) if start == v else f"{start}-{v}")
+            start = None
+    return ",".join(out)
+
+
+def _why_not(idx: np.ndarray) -> str:
+    """The first (thread, slot) that breaks index(t, v) = index(t, 0) + index(0, v)."""
+    predicted = idx[:, :1] + idx[:1, :] - idx[0, 0]
+    bad = np.argwhere(predicted != idx)
+    if len(bad):
+        t, v = (int(x) for x in bad[0])
+        return (f"thread {t} slot {v} holds index {int(idx[t, v])} but thread {t} slot 0 and thread 0 slot {v} "
+                f"add up to {int(predicted[t, v])}: the slot order depends on the thread")
+    return "the thread or slot index is not a product of strided factors"
+
+
+def _nearest(layout, idx: np.ndarray) -> str:
+    """The closest form that exists: the layout over the slots that hold distinct elements, if there is one."""
+    held = np.all(idx >= 0, axis=0)
+    keep: list[int] = []
+    for v in range(idx.shape[1]):
+        if held[v] and not any(np.array_equal(idx[:, v], idx[:, k]) for k in keep):
+            keep.append(v)
+    if not keep or len(keep) == idx.shape[1]:
+        return ""
+    found = _infer(idx[:, keep], layout.spec.rows, layout.spec.cols)
+    if found is None:
+        return ""
+    dropped = [v for v in range(idx.shape[1]) if v not in keep]
+    return (f"{found.text()} composed with the slot selection {_ranges(keep)} "
+            f"(slots {_ranges(dropped)} hold nothing or repeat a kept slot)")
+
+
+def _infer(idx: np.ndarray, rows: int, cols: int) -> CuteLayout | None:
+    if (idx < 0).any() or idx[0, 0] != 0:
+        return None
+    if not np.array_equal(idx, idx[:, :1] + idx[:1, :]):
+        return None
+    thread = infer_mode(idx[:, 0])
+    value = infer_mode(idx[0, :])
+    if thread is None or value is None:
+        return None
+    return CuteLayout(thread[0], thread[1], value[0], value[1], rows, cols)
+
+
+def to_cute(layout) -> CuteLayout:
+    """The CuTe layout of `layout`, or NoExportForm saying why none exists and the nearest form."""
+    idx = index_map(layout)
+    found = _infer(idx, layout.spec.rows, layout.spec.cols)
+    if found is not None:
+        return found
+    empty = int(np.sum(idx < 0))
+    if empty:
+        why = f"{empty} slots hold no element, and a CuTe layout maps every (thread, slot) to an element"
+    elif idx[0, 0] != 0:
+        why = f"thread 0 slot 0 holds index {int(idx[0, 0])}, and a CuTe layout maps (0, 0) to 0"
+    else:
+        why = _why_not(idx)
+    raise NoExportForm(f"{title(layout)} has no CuTe shape:stride form: {why}", _nearest(layout, idx))
+
+
+def render(layout, fmt: str = "text", name: str = "FragLayout") -> str:
+    """`text`: the comment, the C++ type and the shape:stride text; `json`: shape and stride as nested lists."""
+    cute = to_cute(layout)
+    if fmt == "json":
+        return json.dumps(cute.to_json())
+    return (f"// {title(layout)}: {mapping_comment(layout)}, index = row + col * {layout.spec.rows}\n"
+            f"{cute.cpp(name)}\n"
+            f"// {cute.text()}\n")
