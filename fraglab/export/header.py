@@ -55,6 +55,12 @@ def _index_expression(layout) -> tuple[str, str]:
     return " + ".join(terms) or "0", f"CuTe form {cute.text()}, index = row + col * kRows"
 
 
+def _params(expression: str) -> str:
+    """The parameter list, leaving unnamed one the expression does not read (-Wunused-parameter)."""
+    return ", ".join(f"int {v}" if re.search(rf"\b{v}\b", expression) else f"int /*{v}*/"
+                     for v in ("thread", "slot"))
+
+
 def _wrapped(values: list[int], indent: str, per_line: int = 24) -> str:
     lines = [", ".join(str(v) for v in values[i:i + per_line]) for i in range(0, len(values), per_line)]
     return (",\n" + indent).join(lines)
@@ -62,7 +68,7 @@ def _wrapped(values: list[int], indent: str, per_line: int = 24) -> str:
 
 def render(layout, name: str | None = None, command: str = "") -> str:
     """The header text for `layout` as struct `name`."""
-    name = name or default_name(layout)
+    name = default_name(layout) if name is None else name
     check_name(name)
     rows, cols = layout.spec.rows, layout.spec.cols
     threads, slots = layout.threads, layout.num_elements
@@ -101,7 +107,7 @@ def render(layout, name: str | None = None, command: str = "") -> str:
     if expression:
         out += [
             f"  // {form}",
-            "  FRAGLAB_HD static constexpr int index(int thread, int slot) {",
+            f"  FRAGLAB_HD static constexpr int index({_params(expression)}) {{",
             f"    return {expression};",
             "  }",
             "  FRAGLAB_HD static constexpr int row(int thread, int slot) { return index(thread, slot) % kRows; }",

@@ -1,0 +1,164 @@
+"""The generated C++ header: compiled with the host compiler (g++ -std=c++17) and run, compiled by NVRTC into a
+kernel with no GPU, and (gpu-marked) run on the GPU against the probe."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+from export_cases import (atlas_layouts, empty_slot_case, family_layouts, formula_cases, layout_name,
+                          scrambled_case, swizzled_case)
+from fraglab.export import header
+from fraglab.export.tile import InputError
+
+CASES = formula_cases() + [swizzled_case(), empty_slot_case(), scrambled_case()] + atlas_layouts() + family_layouts()
+GXX = shutil.which("g++")
+
+
+def holders_of(layout, r: int, c: int) -> list[tuple[int, int]]:
+    """Every (thread, slot) holding (r, c), in (thread, slot) order."""
+    return [(int(t), int(s)) for t, s in np.argwhere((layout.row == r) & (layout.col == c))]
+
+
+def driver(names: list[str]) -> str:
+    """A program printing every struct's forward map and, for each element, its holders."""
+    body = []
+    for name in names:
+        body.append(f"""  std::printf("struct {name}\\n");
+  for (int t = 0; t < {name}::kThreads; ++t)
+    for (int s = 0; s < {name}::kSlots; ++s) std::printf("%d %d\\n", {name}::row(t, s), {name}::col(t, s));
+  for (int r = 0; r < {name}::kRows; ++r)
+    for (int c = 0; c < {name}::kCols; ++c) {{
+      std::printf("%d", {name}::holders(r, c));
+      for (int k = 0; k < {name}::holders(r, c); ++k)
+        std::printf(" %d:%d", {name}::holder_thread(r, c, k), {name}::holder_slot(r, c, k));
+      std::printf(" %d\\n", {name}::holder(r, c, {name}::holders(r, c)));
+    }}""")
+    return "#include <cstdio>\nint main() {\n" + "\n".join(body) + "\n  return 0;\n}\n"
+
+
+@pytest.fixture(scope="module")
+def compiled(tmp_path_factory):
+    if GXX is None:
+        pytest.skip("no host C++ compiler (g++) on PATH")
+    folder = tmp_path_factory.mktemp("headers")
+    names = [f"Layout{i}" for i in range(len(CASES))]
+    includes = []
+    for name, layout in zip(names, CASES):
+        (folder / f"{name}.h").write_text(header.render(layout, name))
+        includes.append(f'#include "{name}.h"')
+    # the functions are constexpr under plain C++17: evaluate a few at compile time
+    asserts = [f"static_assert({n}::row(0, 0) == {int(c.row[0, 0])} && {n}::col({c.threads - 1}, {c.num_elements - 1})"
+               f" == {int(c.col[-1, -1])}, \"{n}\");" for n, c in zip(names, CASES)]
+    (folder / "main.cpp").write_text("\n".join(includes + asserts) + "\n" + driver(names))
+    subprocess.run([GXX, "-std=c++17", "-Wall", "-Wextra", "-Werror", "-Wshadow", "-O1", "-o", str(folder / "main"),
+                    str(folder / "main.cpp")], check=True, capture_output=True, text=True, cwd=folder)
+    out = subprocess.run([str(folder / "main")], check=True, capture_output=True, text=True).stdout
+    blocks = out.split("struct ")[1:]
+    return {b.split("\n", 1)[0]: b.split("\n")[1:-1] for b in blocks}, names
+
+
+@pytest.mark.parametrize("index", range(len(CASES)), ids=[layout_name(c) for c in CASES])
+def test_header_reproduces_forward_map_and_inverse(compiled, index):
+    results, names = compiled
+    layout = CASES[index]
+    lines = results[names[index]]
+    n = layout.threads * layout.num_elements
+    got = np.array([[int(x) for x in ln.split()] for ln in lines[:n]])
+    assert np.array_equal(got[:, 0], np.asarray(layout.row).ravel())
+    assert np.array_equal(got[:, 1], np.asarray(layout.col).ravel())
+    rows, cols = layout.spec.rows, layout.spec.cols
+    for k, line in enumerate(lines[n:n + rows * cols]):
+        r, c = divmod(k, cols)
+        words = line.split()
+        expected = holders_of(layout, r, c)
+        assert int(words[0]) == len(expected), (r, c)
+        assert [tuple(int(x) for x in w.split(":")) for w in words[1:-1]] == expected, (r, c)
+        assert words[-1] == "-1"  # past the last holder
+
+
+def test_header_uses_the_cute_arithmetic_when_it_exists_and_a_table_otherwise():
+    assert "CuTe form ((4,8),(2,2,2)):((32,1),(16,8,128))" in header.render(formula_cases()[0], "A")
+    assert "constexpr short kIndex[kThreads * kSlots]" in header.render(swizzled_case(), "S")
+
+
+def test_header_has_provenance_and_both_compilers():
+    text = header.render(atlas_layouts()[0], "WmmaA", command="fraglab export --to header --name WmmaA")
+    assert "NVIDIA H200" in text and '"kind": "atlas"' in text and "fraglab export --to header" in text
+    assert "#define FRAGLAB_HD __host__ __device__" in text and "defined(__CUDACC_RTC__)" in text
+
+
+@pytest.mark.parametrize("name", ["9lives", "has space", "struct", ""])
+def test_bad_struct_name_is_an_input_error(name):
+    with pytest.raises(InputError, match="invalid --name"):
+        header.render(formula_cases()[0], name)
+
+
+# ---- device side ---------------------------------------------------------------------------------
+
+def kernel_source(layout, name: str = "Frag") -> str:
+    """The header plus a kernel writing row/col of every slot and each element's holder count and first holder."""
+    return header.render(layout, name) + f"""
+extern "C" __global__ void header_map(int* rows, int* cols, int* counts, int* first) {{
+  const int t = threadIdx.x;
+  for (int s = 0; s < {name}::kSlots; ++s) {{
+    rows[t * {name}::kSlots + s] = {name}::row(t, s);
+    cols[t * {name}::kSlots + s] = {name}::col(t, s);
+  }}
+  for (int e = t; e < {name}::kRows * {name}::kCols; e += blockDim.x) {{
+    counts[e] = {name}::holders(e / {name}::kCols, e % {name}::kCols);
+    first[e] = {name}::holder(e / {name}::kCols, e % {name}::kCols, 0);
+  }}
+}}
+"""
+
+
+def test_header_compiles_into_a_kernel_with_nvrtc():
+    nvrtc = pytest.importorskip("cuda.bindings.nvrtc", reason="cuda-bindings (NVRTC) is not installed")
+    for layout in formula_cases() + [scrambled_case()]:
+        source = kernel_source(layout).encode()
+        err, prog = nvrtc.nvrtcCreateProgram(source, b"header_map.cu", 0, [], [])
+        try:
+            opts = [b"--gpu-architecture=sm_90", b"-std=c++17"]
+            (status,) = nvrtc.nvrtcCompileProgram(prog, len(opts), opts)
+            _, size = nvrtc.nvrtcGetProgramLogSize(prog)
+            log = bytearray(size)
+            nvrtc.nvrtcGetProgramLog(prog, log)
+            assert status == nvrtc.nvrtcResult.NVRTC_SUCCESS, log.decode(errors="replace")
+        finally:
+            nvrtc.nvrtcDestroyProgram(prog)
+
+
+def _probe(spec):
+    """The layout measured on the GPU now, through whichever resolve module this checkout has."""
+    try:
+        from fraglab.layouts.resolve import resolve_layout
+    except ImportError:
+        from fraglab.service import resolve_layout
+    return resolve_layout(spec, "gpu", "load")
+
+
+@pytest.mark.gpu
+def test_header_kernel_matches_the_probe_on_the_gpu():
+    cupy = pytest.importorskip("cupy")
+    for layout in atlas_layouts()[:8] + family_layouts()[:8]:
+        measured = _probe(layout.spec)
+        module = cupy.RawModule(code=kernel_source(measured), options=("-std=c++17",))
+        kernel = module.get_function("header_map")
+        n = measured.threads * measured.num_elements
+        cells = measured.spec.rows * measured.spec.cols
+        rows, cols = cupy.full(n, -7, dtype=cupy.int32), cupy.full(n, -7, dtype=cupy.int32)
+        counts, first = cupy.full(cells, -7, dtype=cupy.int32), cupy.full(cells, -7, dtype=cupy.int32)
+        kernel((1,), (measured.threads,), (rows, cols, counts, first))
+        assert np.array_equal(rows.get(), measured.row.ravel()), layout_name(layout)
+        assert np.array_equal(cols.get(), measured.col.ravel()), layout_name(layout)
+        expected_counts = np.zeros(cells, dtype=np.int64)
+        held = measured.row >= 0
+        np.add.at(expected_counts, (measured.row * measured.spec.cols + measured.col)[held], 1)
+        assert np.array_equal(counts.get(), expected_counts), layout_name(layout)
+        for e in np.nonzero(expected_counts)[0][:64]:
+            t, s = holders_of(measured, e // measured.spec.cols, e % measured.spec.cols)[0]
+            assert int(first.get()[e]) == t * measured.num_elements + s
