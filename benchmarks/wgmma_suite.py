@@ -1,0 +1,230 @@
+"""Check and time the wgmma GEMM side by side with cuBLAS (CuPy matmul, torch.mm) and torch._addmm_activation.
+
+Run on the device: PYTHONPATH=$PWD python3 benchmarks/wgmma_suite.py [--quick] [--json OUT.json]
+Correctness: float64 reference (torch on the GPU for A @ B, fraglab's numpy epilogue reference for the rest),
+outputs poisoned with NaN first, fresh random inputs per check. Timing: CUDA events per launch, warm-up, median
+over rounds that interleave the kernels and rotate input sets (so one buffer is not timed out of L2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from fraglab.gemm import wgmma  # noqa: E402
+
+try:
+    from fraglab.gemm.reference import activate, check_result  # after the wings restructure
+except ImportError:
+    from fraglab.epilogue_ref import activate, check_result
+
+
+@__import__("functools").lru_cache(maxsize=1)
+def _standalone_gpu():
+    """A stand-in for fraglab's runtime GPU module while the package is being restructured: CuPy RawModule,
+    CUDA headers from /usr/local/cuda/include, modules cached in memory."""
+    import types
+
+    import cupy as cp
+
+    modules = {}
+
+    def module(build):
+        if build not in modules:
+            mod = cp.RawModule(code=build.source_text(), options=build.all_options(["/usr/local/cuda/include"]),
+                               name_expressions=list(build.name_expressions))
+            mod.compile()
+            modules[build] = mod
+        return modules[build]
+
+    return types.SimpleNamespace(cupy=lambda: cp, module=module,
+                                 function=lambda build, name: module(build).get_function(name))
+
+
+try:
+    wgmma._runtime_gpu()
+except ImportError:
+    wgmma._runtime_gpu = _standalone_gpu
+
+
+def torch_dtype(torch, dtype):
+    return torch.float16 if dtype == "f16" else torch.bfloat16
+
+
+def make_inputs(torch, m, n, k, dtype, *, bias_mode="none", has_c=False, seed=0):
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    uni = lambda *shape: torch.rand(*shape, generator=g, device="cuda") * 2 - 1  # noqa: E731
+    a = uni(m, k).to(torch_dtype(torch, dtype))
+    b = uni(k, n).to(torch_dtype(torch, dtype))
+    shape = {"none": None, "per_m": (m,), "per_n": (n,), "full": (m, n)}[bias_mode]
+    bias = uni(*shape) if shape else None
+    c = uni(m, n) if has_c else None
+    return {"a": a, "b": b, "bias": bias, "c": c}
+
+
+def reference_rows(torch, x, rows, *, act, bias_mode, alpha, beta, leaky_slope):
+    """(D, Z) float64 on host for the chosen rows."""
+    r = torch.as_tensor(rows, device="cuda")
+    acc = (x["a"][r].double() @ x["b"].double()).cpu().numpy()
+    pre = alpha * acc
+    if x["c"] is not None:
+        pre = pre + beta * x["c"][r].double().cpu().numpy()
+    if bias_mode == "per_n":
+        pre = pre + x["bias"].double().cpu().numpy()[None, :]
+    elif bias_mode == "per_m":
+        pre = pre + x["bias"][r].double().cpu().numpy()[:, None]
+    elif bias_mode == "full":
+        pre = pre + x["bias"][r].double().cpu().numpy()
+    return activate(pre, act, leaky_slope), pre
+
+
+def check(torch, m, n, k, dtype, *, act="relu", bias_mode="per_n", beta=0.0, save_z=False, seed=1, tile=None,
+          b_swap=None, rows_limit=2048):
+    alpha, leaky = 1.25, 0.1
+    has_c = beta != 0
+    x = make_inputs(torch, m, n, k, dtype, bias_mode=bias_mode, has_c=has_c, seed=seed)
+    spec = wgmma.spec_for(dtype, m, n, k, act=act, bias_mode=bias_mode, has_c=has_c, save_z=save_z, tile=tile)
+    if b_swap is not None:
+        spec = wgmma.WgmmaKernelSpec(spec.dtype, spec.act, spec.bias_mode, spec.has_c, spec.save_z, spec.tile, b_swap)
+    d = torch.full((m, n), float("nan"), device="cuda")
+    z = torch.full((m, n), float("nan"), device="cuda") if save_z else None
+    wgmma.launch(spec, x["a"], x["b"], d, c=x["c"], bias=x["bias"], z=z, alpha=alpha, beta=beta, leaky_slope=leaky)
+    torch.cuda.synchronize()
+    rows = np.arange(m) if m <= rows_limit else np.unique(np.r_[0, m - 1, np.random.default_rng(seed).choice(m, 96)])
+    d_ref, z_ref = reference_rows(torch, x, rows, act=act, bias_mode=bias_mode, alpha=alpha, beta=beta,
+                                  leaky_slope=leaky)
+    ok, max_abs, rel = check_result(d[torch.as_tensor(rows, device="cuda")].cpu().numpy(), d_ref, "f16", z_ref=z_ref)
+    if z is not None:
+        z_ok, _, z_rel = check_result(z[torch.as_tensor(rows, device="cuda")].cpu().numpy(), z_ref, "f16")
+        ok, rel = ok and z_ok, max(rel, z_rel)
+    return {"m": m, "n": n, "k": k, "dtype": dtype, "act": act, "bias": bias_mode, "beta": beta, "save_z": save_z,
+            "tile": spec.tile, "b_swap": spec.b_swap_offsets, "ok": ok, "rel_err": rel}
+
+
+def time_kernels(torch, fns: dict, sets: int, rounds: int = 5, reps: int = 10) -> dict:
+    """Median ms per launch of each fn(i) (i = input set), rounds interleaving the kernels in varying order."""
+    for f in fns.values():
+        for i in range(sets):
+            f(i)
+    torch.cuda.synchronize()
+    times = {name: [] for name in fns}
+    order = list(fns)
+    rng = np.random.default_rng(5)
+    for r in range(rounds):
+        rng.shuffle(order)
+        for name in order:
+            starts = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+            ends = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+            for j in range(reps):
+                starts[j].record()
+                fns[name](j % sets)
+                ends[j].record()
+            torch.cuda.synchronize()
+            times[name] += [s.elapsed_time(e) for s, e in zip(starts, ends)]
+    return {name: statistics.median(v) for name, v in times.items()}
+
+
+def bench_size(torch, cp, m, n, k, dtype, *, tiles=None, act="relu", bias_mode="per_n"):
+    per_set = (m * k + k * n) * 2
+    sets = max(1, min(4, (200 << 20) // per_set))
+    xs = [make_inputs(torch, m, n, k, dtype, bias_mode=bias_mode, seed=10 + s) for s in range(sets)]
+    d = torch.empty((m, n), device="cuda")
+    fns = {}
+    for tile in tiles or [wgmma.choose_tile(m, n)]:
+        fused = wgmma.spec_for(dtype, m, n, k, act=act, bias_mode=bias_mode, tile=tile)
+        plain = wgmma.spec_for(dtype, m, n, k, tile=tile)
+        fns[f"wgmma_fused[{tile}]"] = lambda i, s=fused: wgmma.launch(s, xs[i]["a"], xs[i]["b"], d, bias=xs[i]["bias"])
+        fns[f"wgmma_plain[{tile}]"] = lambda i, s=plain: wgmma.launch(s, xs[i]["a"], xs[i]["b"], d)
+    fns["torch_mm"] = lambda i: torch.mm(xs[i]["a"], xs[i]["b"])
+    if dtype == "f16" and cp is not None:
+        cxs = [(cp.from_dlpack(x["a"]), cp.from_dlpack(x["b"])) for x in xs]
+        fns["cupy_matmul"] = lambda i: cp.matmul(*cxs[i])
+    bias_t = [x["bias"].to(torch_dtype(torch, dtype)) for x in xs]
+    if act in ("relu", "gelu") and bias_mode == "per_n":
+        fns["torch_addmm_act"] = lambda i: torch._addmm_activation(bias_t[i], xs[i]["a"], xs[i]["b"],
+                                                                   use_gelu=act == "gelu")
+    ms = time_kernels(torch, fns, sets)
+    flops = 2.0 * m * n * k
+    return {name: {"ms": t, "tflops": flops / t / 1e9} for name, t in ms.items()}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--json", default=None)
+    ap.add_argument("--tiles", default=None, help="comma-separated tile names to time")
+    args = ap.parse_args(argv)
+    import torch
+    try:
+        import cupy as cp
+    except ImportError:
+        cp = None
+    out = {"device": torch.cuda.get_device_name(), "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+
+    shapes = [(128, 256, 64), (1, 8, 8), (257, 136, 200), (997, 1000, 1024), (131, 520, 72), (1000, 4104, 640),
+              (4096, 4096, 4096)]
+    jobs = [dict(m=m, n=n, k=k, dtype=dtype, tile=tile) for (m, n, k) in shapes for dtype in wgmma.DTYPES
+            for tile in wgmma.TILES]
+    combos = [(act, bias, beta, save_z) for act in wgmma.ACT_KINDS for bias in wgmma.BIAS_MODES
+              for beta, save_z in ((0.0, False), (0.5, True))]
+    jobs += [dict(m=193, n=264, k=136, dtype=wgmma.DTYPES[i % 2], act=act, bias_mode=bias, beta=beta, save_z=save_z,
+                  seed=100 + i) for i, (act, bias, beta, save_z) in enumerate(combos)]
+    t0 = time.perf_counter()
+    gpu = wgmma._runtime_gpu()
+    gpu.cupy()
+    from concurrent.futures import ThreadPoolExecutor
+    wanted = []
+    for j in jobs:
+        for swap in (False, True):
+            wanted.append(wgmma.WgmmaKernelSpec(j["dtype"], j.get("act", "relu"), j.get("bias_mode", "per_n"),
+                                                j.get("beta", 0.0) != 0, j.get("save_z", False),
+                                                j.get("tile") or wgmma.choose_tile(j["m"], j["n"]), swap).build())
+    wanted += [wgmma.spec_for(dt, 1, 1, 1, tile=t).build() for dt in wgmma.DTYPES for t in wgmma.TILES]
+    wanted = list(dict.fromkeys(wanted))
+    with ThreadPoolExecutor(16) as pool:
+        list(pool.map(gpu.module, wanted))
+    print(f"compiled {len(wanted)} instantiations in {time.perf_counter() - t0:.1f} s", flush=True)
+
+    # Which descriptor offset assignment for MN-major B is right: try both on one tile.
+    swap_results = [check(torch, 256, 512, 192, "f16", b_swap=s, tile="128x256") for s in (False, True)]
+    out["b_swap_probe"] = swap_results
+    for r in swap_results:
+        print(f"b_swap={r['b_swap']}: ok={r['ok']} rel={r['rel_err']:.2e}", flush=True)
+    good = [r["b_swap"] for r in swap_results if r["ok"]]
+    b_swap = good[0] if good else None
+    if b_swap is not None and b_swap != wgmma.B_SWAP_OFFSETS:
+        wgmma.B_SWAP_OFFSETS = b_swap  # for the rest of this run; the launcher's constant must be changed to match
+    checks = [check(torch, b_swap=b_swap, **j) for j in jobs]
+    out["checks"] = checks
+    bad = [c for c in checks if not c["ok"]]
+    print(f"checks: {len(checks) - len(bad)}/{len(checks)} passed", flush=True)
+    for c in bad[:12]:
+        print("  FAILED", c, flush=True)
+    bench = {}
+    if not bad:
+        sizes = [(4096, 4096, 4096), (8192, 8192, 8192)] if args.quick else [
+            (1024, 1024, 1024), (2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192), (8192, 8192, 1024),
+            (4096, 14336, 4096), (1000, 4096, 4096)]
+        tiles = args.tiles.split(",") if args.tiles else None
+        for dtype in ("f16", "bf16"):
+            for (m, n, k) in sizes:
+                res = bench_size(torch, cp, m, n, k, dtype, tiles=tiles)
+                bench[f"{dtype} {m}x{n}x{k}"] = res
+                print(f"{dtype} {m}x{n}x{k}: " + "  ".join(f"{name} {v['tflops']:.0f}" for name, v in res.items()),
+                      flush=True)
+    out["bench"] = bench
+    if args.json:
+        Path(args.json).write_text(json.dumps(out, indent=1, default=str))
+    return 0 if not bad else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

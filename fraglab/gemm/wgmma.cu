@@ -1,0 +1,386 @@
+// Hopper GEMM: D = act(alpha * A @ B (+ beta * C) (+ bias)), A row-major M x K, B row-major K x N (f16/bf16),
+// f32 accumulate, f32 D (and Z). TMA loads with 128B swizzle into a `Stages`-deep mbarrier ring; one producer
+// warpgroup (one thread issues TMA) and two consumer warpgroups (each m64 x BN of a 128 x BN tile, wgmma with
+// both operands in shared memory); setmaxnreg moves registers from the producer to the consumers; a persistent
+// grid walks the tiles in a grouped order (GroupM row-tiles share each column of B while it is in L2).
+// The epilogue runs in registers straight from the accumulators: which (row, col) each accumulator register holds
+// is NOT written here; fraglab/gemm/wgmma.py generates it from fraglab.apis.wgmma.accumulator_map and prepends
+// it as namespace fraglab::wgmma_acc (kRowBit/kColBit: per-thread base, kRowOff<N>/kColOff<N>: per-slot offsets).
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+
+#include "epilogue.cuh"
+
+#ifndef FRAGLAB_WGMMA_ACC_GENERATED
+#error "compile through fraglab/gemm/wgmma.py: it prepends the generated accumulator indexing"
+#endif
+
+namespace fraglab {
+namespace wgmma_gemm {
+
+// CUtensorMap's size and alignment; the launcher fills it with cuTensorMapEncodeTiled and passes it by value.
+struct alignas(64) TmaMap {
+  unsigned long long words[16];
+};
+
+constexpr int kBM = 128;            // two consumer warpgroups of m64
+constexpr int kBK = 64;             // 64 f16 = 128 bytes: one 128B-swizzle row per K-block row
+constexpr int kSwizzleBytes = 128;
+constexpr int kConsumers = 2;
+constexpr int kThreads = 128 * (1 + kConsumers);
+constexpr int kProducerRegs = 40;   // 128 * 40 + 256 * 232 = 64512 <= 65536
+constexpr int kConsumerRegs = 232;
+
+template <int BN_, int Stages_, int GroupM_>
+struct WgmmaTile {
+  static constexpr int BN = BN_;
+  static constexpr int Stages = Stages_;
+  static constexpr int GroupM = GroupM_;
+  static constexpr int kABytes = kBM * kBK * 2;             // (M128, K64) row r at r * 128 bytes, swizzled
+  static constexpr int kBBytes = kBK * BN * 2;              // BN / 64 blocks of (K64 rows, N64 = 128 bytes)
+  static constexpr int kBBlockBytes = kBK * kSwizzleBytes;  // one (K64, N64) block
+  static constexpr int kStageBytes = kABytes + kBBytes;
+  static constexpr int kSmemBytes = Stages * kStageBytes + 2 * Stages * 8 + 1024;  // + barriers + alignment slack
+  static_assert(BN == 128 || BN == 256, "wgmma wrappers exist for N = 128 and 256");
+  static_assert(kABytes % 1024 == 0 && kBBytes % 1024 == 0, "128B swizzle atoms are 1024-byte aligned");
+  static_assert(kSmemBytes <= 227 * 1024, "too much shared memory for one block");
+};
+
+__device__ __forceinline__ unsigned smem_u32(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+
+__device__ __forceinline__ void mbar_init(unsigned long long* bar, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_u32(bar)), "r"(count) : "memory");
+}
+
+__device__ __forceinline__ void mbar_arrive_expect_tx(unsigned long long* bar, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_u32(bar)), "r"(bytes)
+               : "memory");
+}
+
+__device__ __forceinline__ void mbar_arrive(unsigned long long* bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_u32(bar)) : "memory");
+}
+
+// Returns once the phase of parity `parity` has completed (a fresh barrier counts parity 1 as completed).
+__device__ __forceinline__ void mbar_wait(unsigned long long* bar, unsigned parity) {
+  unsigned done;
+  do {
+    asm volatile(
+        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(smem_u32(bar)), "r"(parity)
+        : "memory");
+  } while (!done);
+}
+
+// 2-D tile load; coordinates are (innermost, outer) elements; out-of-bounds elements arrive as zeros but
+// still count toward the barrier's byte total.
+__device__ __forceinline__ void tma_load_2d(void* dst, const TmaMap* map, int c0, int c1, unsigned long long* bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
+      ::"r"(smem_u32(dst)), "l"(reinterpret_cast<unsigned long long>(map)), "r"(c0), "r"(c1), "r"(smem_u32(bar))
+      : "memory");
+}
+
+__device__ __forceinline__ void prefetch_tma_map(const TmaMap* map) {
+  asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<unsigned long long>(map)) : "memory");
+}
+
+// Shared-memory matrix descriptor (PTX ISA "matrix descriptor"): bits 0-13 start address >> 4,
+// 16-29 leading-dimension byte offset >> 4, 32-45 stride-dimension byte offset >> 4, 62-63 swizzle (1 = 128B).
+__device__ __forceinline__ unsigned long long smem_desc(unsigned addr, unsigned lbo, unsigned sbo) {
+  return static_cast<unsigned long long>((addr & 0x3FFFF) >> 4) |
+         (static_cast<unsigned long long>(lbo >> 4) << 16) | (static_cast<unsigned long long>(sbo >> 4) << 32) |
+         (1ull << 62);
+}
+
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
+template <int Pending>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(Pending) : "memory");
+}
+
+template <int Regs>
+__device__ __forceinline__ void setmaxnreg_inc() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(Regs));
+}
+template <int Regs>
+__device__ __forceinline__ void setmaxnreg_dec() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(Regs));
+}
+
+// D(m64 x N, f32) += A(m64 x k16, K-major) * B(k16 x N, MN-major: imm-trans-b = 1), both from shared memory.
+// The accumulator operands are listed register by register; generated by a script, not by hand.
+template <bool Bf16>
+__device__ __forceinline__ void wgmma_m64n128k16(float* d, unsigned long long desc_a, unsigned long long desc_b, int scale_d) {
+  if constexpr (Bf16) {
+      asm volatile(
+          "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+          "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 "
+          "{" "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+          "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+          "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+          "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63" "}, "
+          "%64, %65, p, 1, 1, 0, 1;\n}\n"
+          : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+            "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+            "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+            "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+            "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+            "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+            "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+            "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+          : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+  } else {
+      asm volatile(
+          "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+          "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 "
+          "{" "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+          "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+          "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+          "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63" "}, "
+          "%64, %65, p, 1, 1, 0, 1;\n}\n"
+          : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+            "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+            "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+            "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+            "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+            "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+            "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+            "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+          : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+  }
+}
+
+template <bool Bf16>
+__device__ __forceinline__ void wgmma_m64n256k16(float* d, unsigned long long desc_a, unsigned long long desc_b, int scale_d) {
+  if constexpr (Bf16) {
+      asm volatile(
+          "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+          "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 "
+          "{" "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+          "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+          "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+          "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
+          "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
+          "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
+          "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
+          "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127" "}, "
+          "%128, %129, p, 1, 1, 0, 1;\n}\n"
+          : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+            "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+            "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+            "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+            "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+            "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+            "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+            "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),
+            "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
+            "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
+            "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
+            "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
+            "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
+            "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
+            "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
+            "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+          : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+  } else {
+      asm volatile(
+          "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+          "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 "
+          "{" "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+          "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+          "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+          "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
+          "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
+          "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
+          "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
+          "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127" "}, "
+          "%128, %129, p, 1, 1, 0, 1;\n}\n"
+          : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+            "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+            "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+            "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+            "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+            "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+            "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+            "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),
+            "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
+            "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
+            "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
+            "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
+            "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
+            "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
+            "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
+            "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+          : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+  }
+}
+
+template <int BN, bool Bf16>
+__device__ __forceinline__ void wgmma_tile_k16(float* d, unsigned long long desc_a, unsigned long long desc_b,
+                                               int scale_d) {
+  if constexpr (BN == 256) {
+    wgmma_m64n256k16<Bf16>(d, desc_a, desc_b, scale_d);
+  } else {
+    wgmma_m64n128k16<Bf16>(d, desc_a, desc_b, scale_d);
+  }
+}
+
+template <class T>
+struct IsBf16 {
+  static constexpr bool value = false;
+};
+template <>
+struct IsBf16<__nv_bfloat16> {
+  static constexpr bool value = true;
+};
+
+// The persistent schedule: tile index -> (row tile, column tile), GroupM row tiles at a time down each column.
+template <int GroupM>
+__device__ __forceinline__ void tile_coords(int tile, int m_tiles, int n_tiles, int& tm, int& tn) {
+  const int per_group = GroupM * n_tiles;
+  const int group = tile / per_group;
+  const int first_m = group * GroupM;
+  const int rows = min(m_tiles - first_m, GroupM);
+  const int in_group = tile - group * per_group;
+  tm = first_m + in_group % rows;
+  tn = in_group / rows;
+}
+
+// B's (K64, N64) blocks sit kBBlockBytes apart along N and 8-row (1024-byte) swizzle atoms along K. Which of
+// the descriptor's two offsets carries which stride for an MN-major operand is set by BSwapOffsets (the launcher
+// uses the one the GPU tests proved).
+template <class Tile, bool BSwapOffsets>
+struct BDescOffsets {
+  static constexpr unsigned kLbo = BSwapOffsets ? 1024u : static_cast<unsigned>(Tile::kBBlockBytes);
+  static constexpr unsigned kSbo = BSwapOffsets ? static_cast<unsigned>(Tile::kBBlockBytes) : 1024u;
+};
+
+template <class Tile, class Epi, class T, bool BSwapOffsets = false>
+__global__ void __launch_bounds__(kThreads, 1)
+    gemm_wgmma_kernel(const __grid_constant__ TmaMap tma_a, const __grid_constant__ TmaMap tma_b, int M, int N,
+                      int K, float alpha, float beta, float leaky_slope, const float* __restrict__ C,
+                      const float* __restrict__ bias, float* __restrict__ D, float* __restrict__ Z) {
+  constexpr int BN = Tile::BN;
+  constexpr int Stages = Tile::Stages;
+  constexpr bool kBf16 = IsBf16<T>::value;
+  static_assert(wgmma_acc::kPairsAdjacent, "the epilogue stores slot pairs (2j, 2j+1) as one float2");
+  extern __shared__ unsigned char smem_raw[];
+  // 128B-swizzle atoms need 1024-byte aligned tiles; dynamic shared memory only promises 16.
+  const unsigned raw = smem_u32(smem_raw);
+  unsigned char* smem = smem_raw + ((1024 - (raw & 1023)) & 1023);
+  unsigned long long* full = reinterpret_cast<unsigned long long*>(smem + Stages * Tile::kStageBytes);
+  unsigned long long* empty = full + Stages;
+
+  const int warpgroup = threadIdx.x / 128;
+  const int m_tiles = (M + kBM - 1) / kBM;
+  const int n_tiles = (N + BN - 1) / BN;
+  const int tiles = m_tiles * n_tiles;
+  const int k_blocks = (K + kBK - 1) / kBK;
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < Stages; ++s) {
+      mbar_init(&full[s], 1);                      // the producer's arrive.expect_tx (+ the TMA bytes)
+      mbar_init(&empty[s], kConsumers * 4);        // one arrive per consumer warp
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    prefetch_tma_map(&tma_a);
+    prefetch_tma_map(&tma_b);
+  }
+  __syncthreads();
+
+  if (warpgroup == 0) {
+    // Producer: one thread walks the same tile sequence as the consumers and keeps the ring full.
+    setmaxnreg_dec<kProducerRegs>();
+    if (threadIdx.x == 0) {
+      int it = 0;
+      for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        int tm, tn;
+        tile_coords<Tile::GroupM>(tile, m_tiles, n_tiles, tm, tn);
+        for (int kb = 0; kb < k_blocks; ++kb, ++it) {
+          const int s = it % Stages;
+          mbar_wait(&empty[s], ((it / Stages) & 1) ^ 1);
+          unsigned char* stage = smem + s * Tile::kStageBytes;
+          mbar_arrive_expect_tx(&full[s], Tile::kStageBytes);
+          tma_load_2d(stage, &tma_a, kb * kBK, tm * kBM, &full[s]);
+#pragma unroll
+          for (int j = 0; j < BN / 64; ++j) {
+            tma_load_2d(stage + Tile::kABytes + j * Tile::kBBlockBytes, &tma_b, tn * BN + j * 64, kb * kBK,
+                        &full[s]);
+          }
+        }
+      }
+    }
+  } else {
+    setmaxnreg_inc<kConsumerRegs>();
+    const int consumer = warpgroup - 1;
+    const int t = threadIdx.x % 128;
+    const bool warp_leader = (threadIdx.x % 32) == 0;
+    // (T128, V(BN/2)) -> (M64, BN): row = base_row(t) + kRowOff[i], col = base_col(t) + kColOff[i] (generated)
+    int base_row = 0, base_col = 0;
+#pragma unroll
+    for (int b = 0; b < 7; ++b) {
+      base_row += ((t >> b) & 1) * wgmma_acc::kRowBit[b];
+      base_col += ((t >> b) & 1) * wgmma_acc::kColBit[b];
+    }
+    using Slots = wgmma_acc::Slots<BN>;
+    using BOff = BDescOffsets<Tile, BSwapOffsets>;
+    float acc[BN / 2];
+    int it = 0;
+    for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+      int tm, tn;
+      tile_coords<Tile::GroupM>(tile, m_tiles, n_tiles, tm, tn);
+      for (int kb = 0; kb < k_blocks; ++kb, ++it) {
+        const int s = it % Stages;
+        mbar_wait(&full[s], (it / Stages) & 1);
+        const unsigned a_base = smem_u32(smem + s * Tile::kStageBytes) + consumer * 64 * kSwizzleBytes;
+        const unsigned b_base = smem_u32(smem + s * Tile::kStageBytes + Tile::kABytes);
+        wgmma_fence();
+#pragma unroll
+        for (int kk = 0; kk < kBK / 16; ++kk) {
+          // A: k16 = 32 bytes along the swizzled 128-byte row; B: k16 = 16 rows of 128 bytes.
+          wgmma_tile_k16<BN, kBf16>(acc, smem_desc(a_base + kk * 32, 16, 1024),
+                                    smem_desc(b_base + kk * 16 * kSwizzleBytes, BOff::kLbo, BOff::kSbo),
+                                    (kb > 0 || kk > 0) ? 1 : 0);
+        }
+        wgmma_commit();
+        wgmma_wait<1>();  // the previous K-block's group is done: its stage can be refilled
+        if (kb > 0 && warp_leader) mbar_arrive(&empty[(it - 1) % Stages]);
+      }
+      wgmma_wait<0>();
+      if (warp_leader) mbar_arrive(&empty[(it - 1) % Stages]);
+
+      // Epilogue in registers: each slot pair (2j, 2j+1) is two adjacent columns of one row (asserted when the
+      // indexing was generated), stored as one float2 where the row of D allows it.
+      const int row0 = tm * kBM + consumer * 64 + base_row;
+      const int col0 = tn * BN + base_col;
+      const bool pairs_fit = (N % 2) == 0;
+      const EpilogueParams p{alpha, beta, leaky_slope, C, N, bias, N, D, N, Z, N};
+#pragma unroll
+      for (int j = 0; j < BN / 4; ++j) {
+        const int m = row0 + Slots::kRowOff[2 * j];
+        const int n = col0 + Slots::kColOff[2 * j];
+        if (m >= M) continue;
+        if (pairs_fit && n + 1 < N) {
+          float pre0, pre1;
+          const float d0 = Epi::compute(p, m, n, acc[2 * j], pre0);
+          const float d1 = Epi::compute(p, m, n + 1, acc[2 * j + 1], pre1);
+          if constexpr (Epi::kWritesZ) {
+            *reinterpret_cast<float2*>(Z + flat_index(m, n, N)) = make_float2(pre0, pre1);
+          }
+          *reinterpret_cast<float2*>(D + flat_index(m, n, N)) = make_float2(d0, d1);
+        } else {
+          if (n < N) Epi::apply(p, m, n, acc[2 * j]);
+          if (n + 1 < N) Epi::apply(p, m, n + 1, acc[2 * j + 1]);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace wgmma_gemm
+}  // namespace fraglab

@@ -1,0 +1,353 @@
+"""Launcher of the Hopper wgmma GEMM (fraglab/gemm/wgmma.cu): spec -> one template instantiation -> launch.
+
+Everything but `launch` runs without a GPU: the tile table, the kernel names, the generated accumulator
+indexing (from fraglab's wgmma layout model, never typed into the kernel) and the NVRTC build description
+that the CPU compile test and the GPU runtime share. Tensor maps are encoded by NVIDIA's cuda-bindings
+(`cuTensorMapEncodeTiled`) and passed to the kernel by value.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import product
+from pathlib import Path
+
+import numpy as np
+
+ENTRY = "wgmma.cu"
+ARCH = "sm_90a"                   # wgmma and setmaxnreg exist only in the arch-specific target
+DTYPES = ("f16", "bf16")
+_CPP_TYPE = {"f16": "__half", "bf16": "__nv_bfloat16"}
+BM, BK = 128, 64                  # fraglab::wgmma_gemm::kBM / kBK
+THREADS = 384                     # producer warpgroup + 2 consumer warpgroups
+TMA_ALIGN = 16                    # TMA: base address and every row stride a multiple of 16 bytes
+ACC_N = (128, 256)                # wgmma N the kernel instantiates (one m64nNk16 per consumer per k16 step)
+_GEMM_DIR = Path(__file__).resolve().parent
+
+
+def _epilogue_names():
+    """ACT_KINDS, BIAS_MODES, epilogue_cpp from wherever the package keeps them (the wings restructure
+    moves epilogue_ref.py to gemm/epilogue.py)."""
+    try:
+        from .epilogue import ACT_KINDS, BIAS_MODES, epilogue_cpp
+    except ImportError:
+        try:
+            from .reference import ACT_KINDS, BIAS_MODES, epilogue_cpp
+        except ImportError:
+            from ..epilogue_ref import ACT_KINDS, BIAS_MODES, epilogue_cpp
+    return ACT_KINDS, BIAS_MODES, epilogue_cpp
+
+
+ACT_KINDS, BIAS_MODES, _epilogue_cpp = _epilogue_names()
+
+
+def epilogue_include_dir() -> Path:
+    """The folder holding epilogue.cuh: fraglab/gemm/ after the restructure, the top-level kernels/ before."""
+    for candidate in (_GEMM_DIR, _GEMM_DIR.parent / "kernels", _GEMM_DIR.parent.parent / "kernels"):
+        if (candidate / "epilogue.cuh").is_file():
+            return candidate
+    raise FileNotFoundError(f"epilogue.cuh was not found beside {_GEMM_DIR} or in a kernels/ folder")
+
+
+@dataclass(frozen=True)
+class TileConfig:
+    """Block tile 128 x bn x 64 (two consumer warpgroups of m64 x bn), a `stages`-deep TMA ring, `group_m`
+    row tiles per group of the persistent schedule (fraglab::wgmma_gemm::WgmmaTile)."""
+    bn: int
+    stages: int
+    group_m: int = 8
+
+    @property
+    def smem_bytes(self) -> int:
+        """Same arithmetic as WgmmaTile::kSmemBytes."""
+        return self.stages * (BM * BK * 2 + BK * self.bn * 2) + 2 * self.stages * 8 + 1024
+
+    def cpp(self) -> str:
+        return f"fraglab::wgmma_gemm::WgmmaTile<{self.bn}, {self.stages}, {self.group_m}>"
+
+
+# The launcher's tiles (benchmarks/wgmma_tiles.py times the candidates; the winners stay here).
+TILES: dict[str, TileConfig] = {
+    "128x256": TileConfig(256, 4),
+    "128x128": TileConfig(128, 6),
+}
+EXPERIMENTAL_TILES: dict[str, TileConfig] = {
+    "128x256s3": TileConfig(256, 3),
+    "128x256g4": TileConfig(256, 4, 4),
+    "128x256g16": TileConfig(256, 4, 16),
+    "128x128s4": TileConfig(128, 4),
+    "128x128g16": TileConfig(128, 6, 16),
+}
+_ANY_TILE = {**TILES, **EXPERIMENTAL_TILES}
+BIG_TILE_MIN_WAVES = 1.0   # 128x256 once it gives at least this many waves of tiles, else 128x128
+# How the MN-major B descriptor's two byte offsets are assigned (see BDescOffsets in wgmma.cu):
+# False: leading = stride between 64-column blocks, stride = between 8-row swizzle atoms.
+B_SWAP_OFFSETS = False
+
+
+@dataclass(frozen=True)
+class WgmmaKernelSpec:
+    dtype: str
+    act: str = "none"
+    bias_mode: str = "none"
+    has_c: bool = False
+    save_z: bool = False
+    tile: str = "128x256"
+    b_swap_offsets: bool = B_SWAP_OFFSETS
+
+    def __post_init__(self):
+        for value, valid, argument in ((self.dtype, DTYPES, "dtype"), (self.act, ACT_KINDS, "act"),
+                                       (self.bias_mode, BIAS_MODES, "bias_mode"),
+                                       (self.tile, tuple(_ANY_TILE), "tile")):
+            if value not in valid:
+                raise ValueError(f"invalid {argument} {value!r}: valid choices are {', '.join(valid)}")
+
+    @property
+    def tile_config(self) -> TileConfig:
+        return _ANY_TILE[self.tile]
+
+    def name(self) -> str:
+        """The C++ name expression of this instantiation."""
+        return (f"fraglab::wgmma_gemm::gemm_wgmma_kernel<{self.tile_config.cpp()}, "
+                f"{_epilogue_cpp(self.act, self.bias_mode, self.has_c, self.save_z)}, {_CPP_TYPE[self.dtype]}, "
+                f"{'true' if self.b_swap_offsets else 'false'}>")
+
+    def build(self) -> "WgmmaBuild":
+        return WgmmaBuild(name_expressions=(self.name(),))
+
+
+# ---------------------------------------------------------------------------------------------
+# The accumulator indexing, generated from the layout model
+
+def accumulator_map(n: int) -> np.ndarray:
+    """fraglab's wgmma accumulator layout: (128, n // 2, 2) of (row, col)."""
+    try:
+        from ..apis.wgmma import accumulator_map as model_map
+    except ImportError:
+        from ..apis.wgmma_model import accumulator_map as model_map
+    return np.asarray(model_map(n))
+
+
+@dataclass(frozen=True)
+class AccumulatorIndexing:
+    """(row, col) of slot i of thread t == (sum_b bit_b(t) * row_bit[b] + row_off[i], same for col):
+    a per-thread base that is additive over the 7 bits of t, plus a per-slot compile-time offset."""
+    n: int
+    row_bit: tuple[int, ...]
+    col_bit: tuple[int, ...]
+    row_off: tuple[int, ...]
+    col_off: tuple[int, ...]
+    pairs_adjacent: bool      # slots 2j, 2j+1: one row, columns c and c+1 with c even (a float2 store)
+
+    def coordinates(self) -> np.ndarray:
+        """Re-expand to (128, n // 2, 2), what the kernel computes."""
+        t = np.arange(128)[:, None]
+        bits = (t >> np.arange(7)[None, :]) & 1
+        base_row = bits @ np.array(self.row_bit)
+        base_col = bits @ np.array(self.col_bit)
+        row = base_row[:, None] + np.array(self.row_off)[None, :]
+        col = base_col[:, None] + np.array(self.col_off)[None, :]
+        return np.stack([row, col], axis=-1)
+
+
+def accumulator_indexing(n: int, layout: np.ndarray | None = None) -> AccumulatorIndexing:
+    """Decompose a (128, n // 2, 2) accumulator layout (default: fraglab's model) into the kernel's base and
+    offset tables; raises ValueError if the decomposition is not exact."""
+    lay = accumulator_map(n) if layout is None else np.asarray(layout)
+    if lay.shape != (128, n // 2, 2):
+        raise ValueError(f"accumulator layout for n={n} has shape {lay.shape}, expected {(128, n // 2, 2)}")
+    offsets = lay[0] - lay[0, 0]                        # per slot, relative to slot 0
+    base = lay[:, 0] - lay[0, 0]                        # per thread, slot 0
+    bit_values = np.array([base[1 << b] for b in range(7)])
+    bits = (np.arange(128)[:, None] >> np.arange(7)[None, :]) & 1
+    origin = lay[0, 0]
+    ix = AccumulatorIndexing(
+        n, tuple(int(v) for v in bit_values[:, 0]), tuple(int(v) for v in bit_values[:, 1]),
+        tuple(int(v) for v in offsets[:, 0] + origin[0]), tuple(int(v) for v in offsets[:, 1] + origin[1]), False)
+    if not np.array_equal(bits @ bit_values, base) or not np.array_equal(ix.coordinates(), lay):
+        raise ValueError(f"the n={n} accumulator layout is not a per-thread base plus a per-slot offset")
+    even, odd = lay[:, 0::2], lay[:, 1::2]
+    pairs = bool(np.array_equal(even[..., 0], odd[..., 0]) and np.array_equal(even[..., 1] + 1, odd[..., 1])
+                 and np.all(even[..., 1] % 2 == 0))
+    return AccumulatorIndexing(ix.n, ix.row_bit, ix.col_bit, ix.row_off, ix.col_off, pairs)
+
+
+def _cpp_array(name: str, values) -> str:
+    return f"constexpr int {name}[{len(values)}] = {{{', '.join(str(v) for v in values)}}};"
+
+
+@lru_cache(maxsize=1)
+def accumulator_header() -> str:
+    """C++ prepended to wgmma.cu: namespace fraglab::wgmma_acc with the generated tables."""
+    tables = {n: accumulator_indexing(n) for n in ACC_N}
+    first = tables[ACC_N[0]]
+    if any(t.row_bit != first.row_bit or t.col_bit != first.col_bit for t in tables.values()):
+        raise ValueError("the per-thread accumulator base differs between N; the kernel assumes one")
+    lines = ["// generated by fraglab/gemm/wgmma.py from fraglab's wgmma accumulator layout; do not edit",
+             "#define FRAGLAB_WGMMA_ACC_GENERATED 1", "namespace fraglab {", "namespace wgmma_acc {",
+             "// (T128, V(N/2)) -> (M64, N): row = sum_b bit_b(t) * kRowBit[b] + Slots<N>::kRowOff[i] (col alike)",
+             _cpp_array("kRowBit", first.row_bit), _cpp_array("kColBit", first.col_bit),
+             f"constexpr bool kPairsAdjacent = {'true' if all(t.pairs_adjacent for t in tables.values()) else 'false'};",
+             "template <int N> struct Slots;"]
+    for n, t in tables.items():
+        lines += [f"template <> struct Slots<{n}> {{", "  static " + _cpp_array("kRowOff", t.row_off),
+                  "  static " + _cpp_array("kColOff", t.col_off), "};"]
+    lines += ["}  // namespace wgmma_acc", "}  // namespace fraglab", ""]
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------------
+# Build description (duck-typed like fraglab's KernelBuild: the runtime and the offline compiler take it)
+
+@lru_cache(maxsize=1)
+def sources_hash() -> str:
+    digest = hashlib.sha256(accumulator_header().encode())
+    for path in (_GEMM_DIR / ENTRY, epilogue_include_dir() / "epilogue.cuh"):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class WgmmaBuild:
+    name_expressions: tuple[str, ...]
+    entry: str = ENTRY
+    options: tuple[str, ...] = ()
+
+    def source_text(self) -> str:
+        return accumulator_header() + f'#include "{self.entry}"\n'
+
+    def all_options(self, include_dirs: list[str], arch: str | None = None) -> tuple[str, ...]:
+        """NVRTC options; always the sm_90a target (a plain sm_90 build rejects wgmma and setmaxnreg)."""
+        del arch  # the offline compiler asks for the device's arch; this kernel exists only for sm_90a
+        return ("-std=c++17", f"-arch={ARCH}", f"-I{_GEMM_DIR}", f"-I{epilogue_include_dir()}",
+                *(f"-I{d}" for d in include_dirs), f"-DFRAGLAB_WGMMA_SOURCES_HASH=0x{sources_hash()}ULL",
+                *self.options)
+
+
+# ---------------------------------------------------------------------------------------------
+# Choosing a variant
+
+def tiles_for(m: int, n: int, tile: TileConfig) -> int:
+    return -(-m // BM) * -(-n // tile.bn)
+
+
+def choose_tile(m: int, n: int, sm_count: int = 132) -> str:
+    """128x256 when it yields at least BIG_TILE_MIN_WAVES waves of tiles, else 128x128 (twice the tiles)."""
+    return "128x256" if tiles_for(m, n, TILES["128x256"]) >= BIG_TILE_MIN_WAVES * sm_count else "128x128"
+
+
+def tma_describable(k: int, n: int, itemsize: int, pointers: tuple[int, ...]) -> bool:
+    """TMA needs every row stride (K and N elements) and every base pointer a multiple of 16 bytes."""
+    return (k * itemsize) % TMA_ALIGN == 0 and (n * itemsize) % TMA_ALIGN == 0 and \
+        all(p % TMA_ALIGN == 0 for p in pointers if p)
+
+
+def spec_for(dtype: str, m: int, n: int, k: int, *, act: str = "none", bias_mode: str = "none",
+             has_c: bool = False, save_z: bool = False, sm_count: int = 132, tile: str | None = None) -> WgmmaKernelSpec:
+    del k  # every K uses the same kernel: TMA zero-fills the last K-block
+    return WgmmaKernelSpec(dtype, act, bias_mode, has_c, save_z, tile or choose_tile(m, n, sm_count), B_SWAP_OFFSETS)
+
+
+def all_specs() -> list[WgmmaKernelSpec]:
+    """Every instantiation `spec_for` can return."""
+    return [WgmmaKernelSpec(dtype, act, bias_mode, has_c, save_z, tile)
+            for dtype, act, bias_mode, has_c, save_z, tile
+            in product(DTYPES, ACT_KINDS, BIAS_MODES, (False, True), (False, True), TILES)]
+
+
+def all_builds() -> list[WgmmaBuild]:
+    return [s.build() for s in all_specs()]
+
+
+# ---------------------------------------------------------------------------------------------
+# Tensor maps and launch (GPU)
+
+TMA_MAP_DTYPE = np.dtype([("words", np.uint64, (16,))], align=True)   # CUtensorMap: 128 bytes
+
+
+def encode_tma_2d(pointer: int, dtype: str, inner: int, outer: int, box_inner: int, box_outer: int) -> np.void:
+    """A row-major (outer x inner) matrix of 16-bit elements as a 2-D tiled tensor map with 128B swizzle,
+    out-of-bounds boxes zero-filled; returned as the 128 bytes the kernel takes by value."""
+    import ctypes
+
+    from cuda.bindings import driver as cu
+
+    (err,) = cu.cuInit(0)
+    if err != cu.CUresult.CUDA_SUCCESS:
+        raise RuntimeError(f"cuInit failed: {err}")
+    data_type = (cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_FLOAT16 if dtype == "f16"
+                 else cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_BFLOAT16)
+    err, tmap = cu.cuTensorMapEncodeTiled(
+        data_type, 2, pointer, [cu.cuuint64_t(inner), cu.cuuint64_t(outer)], [cu.cuuint64_t(inner * 2)],
+        [cu.cuuint32_t(box_inner), cu.cuuint32_t(box_outer)], [cu.cuuint32_t(1), cu.cuuint32_t(1)],
+        cu.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE, cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_128B,
+        cu.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+        cu.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)
+    if err != cu.CUresult.CUDA_SUCCESS:
+        raise RuntimeError(f"cuTensorMapEncodeTiled({outer}x{inner} {dtype}) failed: {err}")
+    raw = ctypes.string_at(tmap.getPtr(), TMA_MAP_DTYPE.itemsize)
+    return np.frombuffer(raw, dtype=TMA_MAP_DTYPE)[0]
+
+
+_MAPS: dict[tuple, np.void] = {}
+_MAPS_LIMIT = 256
+
+
+def _cached_map(pointer: int, dtype: str, inner: int, outer: int, box_inner: int, box_outer: int) -> np.void:
+    key = (pointer, dtype, inner, outer, box_inner, box_outer)
+    tmap = _MAPS.get(key)
+    if tmap is None:
+        if len(_MAPS) >= _MAPS_LIMIT:
+            _MAPS.clear()
+        tmap = _MAPS[key] = encode_tma_2d(*key)
+    return tmap
+
+
+def _runtime_gpu():
+    try:
+        from ..runtime import gpu
+    except ImportError:
+        from .. import gpu
+    return gpu
+
+
+def pointer(x) -> int:
+    """Device address of a CuPy array, a torch tensor or anything with __cuda_array_interface__ (0 for None)."""
+    if x is None:
+        return 0
+    if hasattr(x, "data_ptr"):
+        return int(x.data_ptr())
+    if hasattr(x, "data") and hasattr(x.data, "ptr"):
+        return int(x.data.ptr)
+    return int(x.__cuda_array_interface__["data"][0])
+
+
+def launch(spec: WgmmaKernelSpec, a, b, d, *, c=None, bias=None, z=None, alpha: float = 1.0, beta: float = 0.0,
+           leaky_slope: float = 0.01, stream=None, sm_count: int = 132, grid: int | None = None) -> None:
+    """Launch one instantiation on validated, contiguous device arrays: A (M, K) and B (K, N) f16/bf16,
+    D (and Z, C, bias) f32. `stream`: a CuPy stream (default: CuPy's current stream)."""
+    gpu = _runtime_gpu()
+    m, k = a.shape
+    n = b.shape[1]
+    tile = spec.tile_config
+    kernel = gpu.function(spec.build(), spec.name())
+    if kernel.max_dynamic_shared_size_bytes < tile.smem_bytes:
+        kernel.max_dynamic_shared_size_bytes = tile.smem_bytes
+    map_a = _cached_map(pointer(a), spec.dtype, k, m, BK, BM)
+    map_b = _cached_map(pointer(b), spec.dtype, n, k, 64, BK)
+    args = (map_a, map_b, np.int32(m), np.int32(n), np.int32(k), np.float32(alpha), np.float32(beta),
+            np.float32(leaky_slope), np.uint64(pointer(c)), np.uint64(pointer(bias)), np.uint64(pointer(d)),
+            np.uint64(pointer(z)))
+    blocks = grid or min(tiles_for(m, n, tile), sm_count)
+    if stream is None:
+        kernel((blocks,), (THREADS,), args, shared_mem=tile.smem_bytes)
+    else:
+        with stream:
+            kernel((blocks,), (THREADS,), args, shared_mem=tile.smem_bytes)
+
+
+__all__ = ["DTYPES", "TILES", "TileConfig", "WgmmaKernelSpec", "WgmmaBuild", "AccumulatorIndexing",
+           "accumulator_indexing", "accumulator_header", "choose_tile", "tma_describable", "spec_for", "all_specs",
+           "all_builds", "encode_tma_2d", "launch", "tiles_for"]
