@@ -1,0 +1,145 @@
+"""Run every wgmma experiment on the GPU, compare methods with each other and with the PTX model.
+
+`capture()` returns (and can write) one JSON-ready record per entry: the measured maps of each
+method, whether they agree with each other and with the model, and the anomalies the decoders saw.
+The comparisons themselves are numpy and run on the CPU (tests feed them synthetic results).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Callable
+
+import numpy as np
+
+from . import wgmma_model as wm
+from . import wgmma_probe as wp
+
+SANITIZE_KEYS = (
+    ("accumulator", 256, "f32", "f16", "codes"), ("accumulator", 64, "f16", "f16", "onehot"),
+    ("accumulator", 96, "s32", "s8", "onehot"),
+    ("register_a", "f16", "codes"), ("register_a", "e4m3", "onehot"),
+    ("smem", "matrix_b", "f16", "128B", "k", "codes"), ("smem", "matrix_a", "f16", "64B", "mn", "onehot"),
+    ("smem", "matrix_b", "s8", "32B", "k", "onehot"),
+)
+
+
+def entry_key(key: tuple) -> str:
+    """Key of an entry without its method, e.g. 'smem.matrix_b.f16.128B.k'."""
+    return ".".join(str(p) for p in key[:-1])
+
+
+def model_for(key: tuple) -> dict:
+    """The PTX model of an entry in the form its methods report."""
+    kind = key[0]
+    if kind == "accumulator":
+        amap = wm.accumulator_map(key[1])
+        return {"row": amap[..., 0], "col": amap[..., 1]}
+    if kind == "register_a":
+        amap = wm.register_a_map(key[1])
+        return {"row": amap[..., 0], "col": amap[..., 1]}
+    _, operand, dtype, swizzle, major = key[:5]
+    return {"offset": wm.smem_offsets(wm.smem_tile(dtype, swizzle, major, operand))}
+
+
+def smem_offset_from_reads(tile: dict, reads: list[list[tuple[int, int]]]) -> tuple[np.ndarray, int]:
+    """One-hot reads (element index -> positions) as an offset grid; also how many elements were read twice."""
+    offset = np.full((tile["rows"], tile["cols"]), -1, dtype=np.int64)
+    twice = 0
+    for el, positions in enumerate(reads):
+        twice += int(len(positions) > 1)
+        for pos in positions:
+            offset[pos] = el * tile["element_bytes"]
+    return offset, twice
+
+
+def compare(key_base: tuple, results: dict[str, dict]) -> dict:
+    """Agreement of each method with the model and of the methods with each other, with counts."""
+    model = model_for(key_base + ("model",))
+    record: dict = {"methods": {}, "disagreements": []}
+    maps: dict[str, dict] = {}
+    for method, res in results.items():
+        if "reads" in res:
+            tile = wm.smem_tile(key_base[2], key_base[3], key_base[4], key_base[1])
+            offset, twice = smem_offset_from_reads(tile, res["reads"])
+            maps[method] = {"offset": offset}
+            unread = sum(1 for r in res["reads"] if not r)
+            record["methods"][method] = {"elements_read_twice": twice, "elements_unread": unread,
+                                         "anomalies": res.get("anomaly_count", 0)}
+        else:
+            maps[method] = {k: res[k] for k in ("row", "col", "offset") if k in res}
+            record["methods"][method] = {"anomalies": res.get("anomaly_count", 0)}
+    for method, got in maps.items():
+        diff = sum(int(np.sum(got[k] != model[k])) for k in model)
+        record["methods"][method]["differs_from_model"] = diff
+        if diff:
+            record["disagreements"].append(f"{method} vs model: {diff} values")
+    names = sorted(maps)
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            diff = sum(int(np.sum(maps[a][k] != maps[b][k])) for k in maps[a])
+            if diff:
+                record["disagreements"].append(f"{a} vs {b}: {diff} values")
+    record["maps"] = {m: {k: v.tolist() for k, v in got.items()} for m, got in maps.items()}
+    return record
+
+
+def capture(keys: list[tuple] | None = None, progress: Callable[[str], None] | None = None) -> dict:
+    """Compile the probe kernels, run the experiments (all, or `keys`), compare; a JSON-ready dict."""
+    import cupy as cp
+    plans = wp.all_plans()
+    keys = list(plans) if keys is None else list(keys)
+    built = {k: plans[k]() for k in keys}
+    t0 = time.time()
+    module = wp.compile_module(sorted({p.op for p in built.values()}, key=lambda o: o.name))
+    compile_s = time.time() - t0
+    results: dict[tuple, dict[str, dict]] = {}
+    errors: dict[str, str] = {}
+    for key, plan in built.items():
+        try:
+            results.setdefault(key[:-1], {})[key[-1]] = wp.run_plan(module, plan)
+        except Exception as exc:   # one failing experiment must not hide the others
+            errors[".".join(map(str, key))] = f"{type(exc).__name__}: {exc}"
+        if progress:
+            progress(".".join(map(str, key)))
+    props = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
+    entries = {entry_key(base + ("",)): {"key": list(base), **compare(base, res)} for base, res in results.items()}
+    return {
+        "provenance": {"gpu_name": props["name"].decode(), "compute_capability": f"{props['major']}{props['minor']}",
+                       "cuda_runtime": cp.cuda.runtime.runtimeGetVersion(), "cupy": cp.__version__,
+                       "captured": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "arch": wp.ARCH,
+                       "compile_s": round(compile_s, 1)},
+        "entries": entries,
+        "errors": errors,
+    }
+
+
+def summary_lines(doc: dict) -> list[str]:
+    """One line per entry: key, methods, agreement; disagreements and errors spelled out."""
+    lines = []
+    for name, rec in sorted(doc["entries"].items()):
+        methods = ",".join(sorted(rec["methods"]))
+        state = "agree" if not rec["disagreements"] else "; ".join(rec["disagreements"])
+        lines.append(f"{name:40s} {methods:14s} {state}")
+    lines += [f"ERROR {k}: {v}" for k, v in sorted(doc["errors"].items())]
+    return lines
+
+
+def main(out_path: str | None, sanitize_only: bool = False) -> int:
+    keys = list(SANITIZE_KEYS) if sanitize_only else None
+    doc = capture(keys)
+    if out_path:
+        with open(out_path, "w") as f:
+            json.dump(doc, f)
+    for line in summary_lines(doc):
+        print(line)
+    bad = sum(bool(r["disagreements"]) for r in doc["entries"].values()) + len(doc["errors"])
+    print(f"{len(doc['entries'])} entries, {bad} with disagreements or errors; compile {doc['provenance']['compile_s']} s")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    import sys
+    args = sys.argv[1:]
+    raise SystemExit(main(next((a for a in args if not a.startswith("--")), None), "--sanitize" in args))
