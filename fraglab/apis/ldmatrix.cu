@@ -4,7 +4,6 @@
 // b16 elements (16 bytes each); lane l gives the address of row lane_row[block * 32 + l]. The host
 // (fraglab/apis/ldmatrix.py) chooses the tile, the row of every lane and the register contents, and
 // decodes the result: this file holds no layout knowledge.
-#include <cuda_runtime.h>
 
 constexpr int FL_TILE_ROWS = 64;
 constexpr int FL_TILE = FL_TILE_ROWS * 8;

@@ -1,0 +1,181 @@
+"""Measure every mma.sync and ldmatrix/stmatrix/movmatrix entry on the present GPU (run by device_ptx_mma.sh).
+
+Compiles fraglab/apis/mma.cu and ldmatrix.cu with CuPy, runs every method of every entry, compares each
+with the PTX model, runs the random-product check of every mma instruction, and writes one JSON document
+(maps, agreement, provenance). --sanitize launches every kernel once with small inputs (for
+compute-sanitizer); --only limits the run to keys containing the text.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+
+def _load(name: str):
+    """The two probe modules are plain numpy: load them by path, apart from the package's other wings."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"fl_{name}", ROOT / "fraglab" / "apis" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look the module up while the class is built
+    spec.loader.exec_module(module)
+    return module
+
+
+ld = _load("ldmatrix")
+mma = _load("mma")
+
+POISON32 = 0xDEADBEEF
+
+
+def provenance(cp) -> dict:
+    props = cp.cuda.runtime.getDeviceProperties(0)
+    name = props["name"]
+    drv = cp.cuda.runtime.driverGetVersion()
+    nv = cp.cuda.nvrtc.getVersion()
+    return {"gpu_name": name.decode() if isinstance(name, bytes) else str(name),
+            "compute_capability": int(cp.cuda.Device().compute_capability),
+            "driver_version": f"{drv // 1000}.{(drv % 1000) // 10}", "nvrtc_version": f"{nv[0]}.{nv[1]}",
+            "cupy_version": cp.__version__,
+            "captured": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
+
+
+def build(cp, path: Path, names) -> object:
+    mod = cp.RawModule(code=path.read_text(), options=("-std=c++17",), name_expressions=list(names))
+    mod.compile()
+    return mod
+
+
+def mma_launcher(cp, mod):
+    def launch(name, a, b, c, d_words):
+        blocks = a.shape[0]
+        d = cp.full((blocks, 32, d_words), POISON32, dtype=cp.uint32)
+        args = [cp.asarray(np.ascontiguousarray(x, dtype=np.uint32)) for x in (a, b, c)]
+        mod.get_function(name)((blocks,), (32,), (*args, d))
+        cp.cuda.runtime.deviceSynchronize()
+        out = d.get()
+        if np.any(out == POISON32):
+            raise RuntimeError(f"{name}: {int(np.sum(out == POISON32))} D words left unwritten")
+        return out
+    return launch
+
+
+def ld_launcher(cp, mod):
+    def launch(plan):
+        *inputs, out = plan.args
+        poison = np.iinfo(out.dtype).max - 1  # 0xFFFE / 0xFFFFFFFE: never a code, decoy or UNWRITTEN
+        dev_out = cp.full(out.shape, poison, dtype=out.dtype)
+        dev_in = [cp.asarray(np.ascontiguousarray(x)) for x in inputs]
+        mod.get_function(plan.kernel)((plan.blocks,), (32,), (*dev_in, dev_out))
+        cp.cuda.runtime.deviceSynchronize()
+        result = dev_out.get()
+        if np.any(result == poison):
+            raise RuntimeError(f"{plan.kernel}: outputs left unwritten")
+        return result
+    return launch
+
+
+def mma_key(frag, shape, dtype, layout) -> str:
+    return f"mma.{frag}.{shape}.{dtype}.{layout}"
+
+
+def ld_key(move) -> str:
+    return f"{move.api}.matrix.m8n8.b16.row.num{move.num}.trans{int(move.trans)}"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--sanitize", action="store_true")
+    parser.add_argument("--only", default="")
+    args = parser.parse_args()
+
+    import cupy as cp
+
+    t0 = time.perf_counter()
+    mma_mod = build(cp, ROOT / "fraglab/apis/mma.cu", mma.kernel_names())
+    ld_mod = build(cp, ROOT / "fraglab/apis/ldmatrix.cu", ld.kernel_names())
+    compile_s = time.perf_counter() - t0
+    mma_launch, ld_launch = mma_launcher(cp, mma_mod), ld_launcher(cp, ld_mod)
+
+    if args.sanitize:  # every kernel once, small inputs
+        for inst in mma.INSTRUCTIONS:
+            mma.product_check(inst, mma_launch, trials=1)
+        for move in ld.catalogue():
+            for method in ld.METHODS[move.api]:
+                if method != "onehot":
+                    ld.measure_maps(move, (method,), ld_launch)
+        print(f"sanitize pass: {len(mma.INSTRUCTIONS)} mma kernels, {len(ld.kernel_names())} ldmatrix-family kernels")
+        return 0
+
+    doc = {"provenance": provenance(cp), "compile_seconds": round(compile_s, 2), "entries": {}, "products": {},
+           "failures": []}
+    rows = []
+    for frag, shape, dtype, layout in mma.catalogue():
+        key = mma_key(frag, shape, dtype, layout)
+        if args.only not in key:
+            continue
+        model = mma.model_map(frag, shape, dtype, layout)
+        entry = {"ptx": mma.instruction_for(frag, shape, dtype, layout).ptx, "methods": {}}
+        try:
+            found = mma.measure_maps(frag, shape, dtype, layout, mma.METHODS, mma_launch)
+        except Exception as exc:  # noqa: BLE001 - record and go on; the table shows it
+            doc["failures"].append(f"{key}: {exc}")
+            rows.append((key, "ERROR", str(exc)[:60]))
+            continue
+        verdicts = []
+        for method, (found_map, reads) in found.items():
+            same = bool(np.array_equal(found_map, model))
+            entry["methods"][method] = {"map": found_map.tolist(), "reads": reads.tolist(), "equals_model": same}
+            verdicts.append(f"{method}={'ok' if same else 'DIFF'}")
+        entry["methods_agree"] = bool(np.array_equal(*(f[0] for f in found.values())))
+        doc["entries"][key] = entry
+        rows.append((key, "ok" if all("ok" in v for v in verdicts) and entry["methods_agree"] else "DIFF",
+                     " ".join(verdicts)))
+    for inst in mma.INSTRUCTIONS:
+        if args.only not in inst.name and args.only:
+            continue
+        err = mma.product_check(inst, mma_launch)
+        doc["products"][inst.ptx] = err
+        rows.append((f"product {inst.name}", "ok" if err == 0 else "DIFF", f"max|D-ref|={err:g}"))
+    for move in ld.catalogue():
+        key = ld_key(move)
+        if args.only not in key:
+            continue
+        model = ld.model_map(move)
+        try:
+            found = ld.measure_maps(move, ld.METHODS[move.api], ld_launch)
+        except Exception as exc:  # noqa: BLE001
+            doc["failures"].append(f"{key}: {exc}")
+            rows.append((key, "ERROR", str(exc)[:60]))
+            continue
+        entry = {"ptx": move.ptx, "methods": {m: {"map": f.tolist(), "equals_model": bool(np.array_equal(f, model))}
+                                              for m, f in found.items()}}
+        doc["entries"][key] = entry
+        ok = all(v["equals_model"] for v in entry["methods"].values())
+        rows.append((key, "ok" if ok else "DIFF", " ".join(f"{m}={'ok' if v['equals_model'] else 'DIFF'}"
+                                                          for m, v in entry["methods"].items())))
+    doc["seconds"] = round(time.perf_counter() - t0, 2)
+    if args.out:
+        args.out.write_text(json.dumps(doc))
+    bad = [r for r in rows if r[1] != "ok"]
+    for key, verdict, detail in bad + [r for r in rows if r[1] == "ok"][-5:]:
+        print(f"{verdict:5} {key:55} {detail}")
+    print(f"{len(rows) - len(bad)}/{len(rows)} ok, {len(bad)} not ok; {doc['provenance']['gpu_name']}; "
+          f"compile {compile_s:.1f} s, total {doc['seconds']} s")
+    return 0 if not bad else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
