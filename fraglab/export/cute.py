@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .tile import NoExportForm, index_map, mapping_comment, title
+from .tile import NoExportForm, index_map, mapping_comment, provenance, title
 
 Mode = tuple[int, ...]
 
@@ -196,5 +196,14 @@ def render(layout, fmt: str = "text", name: str = "FragLayout") -> str:
     if fmt == "json":
         return json.dumps(cute.to_json())
     return (f"// {title(layout)}: {mapping_comment(layout)}, index = row + col * {layout.spec.rows}\n"
+            f"// source: {source_line(layout)}\n"
             f"{cute.cpp(name)}\n"
             f"// {cute.text()}\n")
+
+
+def source_line(layout) -> str:
+    """Where the layout came from, in one line (with why `auto` fell back, when it did)."""
+    src = provenance(layout)
+    words = [src.get("kind", "?")]
+    words += [str(src[k]) for k in ("gpu_name", "captured", "model") if src.get(k)]
+    return ", ".join(words) + (f" ({src['note']})" if src.get("note") else "")

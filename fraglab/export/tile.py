@@ -11,15 +11,7 @@ from typing import Any
 
 import numpy as np
 
-try:
-    from ..errors import InputError
-except ImportError:  # until the package restructure lands its errors module
-    class InputError(ValueError):
-        exit_code = 2
-
-        def __init__(self, message: str, argument: str | None = None):
-            super().__init__(message)
-            self.argument = argument
+from ..errors import InputError
 
 NO_ELEMENT = -1
 

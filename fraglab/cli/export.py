@@ -1,0 +1,191 @@
+"""The export commands: export (CuTe, Triton, C++ header, TikZ), where, what, html, diff.
+
+They take the same selection options as `fraglab layout`, parse them, and call fraglab.export; bad
+input raises InputError, which the CLI's one handler prints as one line with exit 2.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from ..errors import InputError
+
+
+class ExportTo(str, Enum):
+    cute = "cute"
+    triton = "triton"
+    header = "header"
+    tikz = "tikz"
+
+
+class SourceChoice(str, Enum):
+    auto = "auto"
+    gpu = "gpu"
+    atlas = "atlas"
+    model = "model"
+
+
+class ColourBy(str, Enum):
+    lane = "lane"
+    slot = "slot"
+    register = "register"
+    warp = "warp"
+
+
+# Formats each --to writes; the first is the default.
+EXPORT_FORMATS = {"cute": ("text", "json"), "triton": ("text", "json", "python"), "header": ("cpp",), "tikz": ("tex",)}
+DEFAULT_SUFFIX = {"cute": ".txt", "triton": ".txt", "header": ".cuh", "tikz": ".tex"}
+
+Api = Annotated[str, typer.Option(help="Instruction family, as in `fraglab list` (wmma, mma, ldmatrix, wgmma, ...)")]
+Frag = Annotated[Optional[str], typer.Option(help="Operand, e.g. matrix_a | matrix_b | accumulator")]
+Shape = Annotated[Optional[str], typer.Option(help="Shape, e.g. m16n16k16 (default: the family's first)")]
+Dtype = Annotated[Optional[str], typer.Option(help="Element type (default: the family's default for the operand)")]
+MemLayout = Annotated[Optional[str], typer.Option("--layout", help="row | col (for the accumulator: how it is stored)")]
+Num = Annotated[Optional[int], typer.Option(help="ldmatrix/stmatrix: number of 8x8 matrices (1, 2, 4)")]
+Trans = Annotated[Optional[bool], typer.Option("--trans/--no-trans", help="ldmatrix/stmatrix: .trans")]
+Source = Annotated[SourceChoice, typer.Option(help="auto: the GPU if usable, else the bundled atlas, else the PTX model")]
+AtlasFile = Annotated[Optional[Path], typer.Option("--atlas", help="Answer from this atlas file instead")]
+Out = Annotated[Optional[Path], typer.Option(help="Write here ('-' or none: stdout; a folder: the default name in it)")]
+
+
+def _layout(api, frag, shape, dtype, layout, num, trans, source, atlas):
+    from ..export.select import select_layout
+
+    return select_layout(api=api, frag=frag, shape=shape, dtype=dtype, layout=layout, num=num, trans=trans,
+                         source=source.value, atlas=atlas)
+
+
+def _write(text: str | bytes, out: Optional[Path], default_name: str) -> None:
+    from ..files import write_output
+
+    written = write_output(out, text, default_name=default_name)
+    if written is not None:
+        typer.echo(f"wrote {written}", err=True)
+
+
+def _check_format(choices: tuple[str, ...], fmt: str, what: str) -> None:
+    if fmt not in choices:
+        raise InputError(f"invalid --format {fmt!r} for {what}: valid choices are {', '.join(choices)}",
+                         argument="format")
+
+
+def export_command(
+    to: Annotated[ExportTo, typer.Option("--to", help="cute: shape:stride; triton: linear layout; header: C++; tikz: LaTeX")],
+    api: Api = "wmma", frag: Frag = None, shape: Shape = None, dtype: Dtype = None, layout: MemLayout = None,
+    num: Num = None, trans: Trans = None, source: Source = SourceChoice.auto, atlas: AtlasFile = None,
+    format: Annotated[Optional[str], typer.Option("--format", help="cute: text|json; triton: text|json|python")] = None,
+    name: Annotated[Optional[str], typer.Option(help="header: the struct's name; cute: the type alias")] = None,
+    color_by: Annotated[ColourBy, typer.Option(help="tikz: colour cells by lane, slot, register or warp")] = ColourBy.lane,
+    out: Out = None,
+):
+    """Write a layout as code: a CuTe layout, a Triton linear layout, a C++ header, or a TikZ picture."""
+    from ..export import cute, header, linear, tikz
+
+    kind = to.value
+    fmt = format or EXPORT_FORMATS[kind][0]
+    _check_format(EXPORT_FORMATS[kind], fmt, f"--to {kind}")
+    if name is not None and kind not in ("header", "cute"):
+        raise InputError(f"--name applies to --to header or cute, not {kind}", argument="name")
+    if name is not None:
+        header.check_name(name)
+    chosen = _layout(api, frag, shape, dtype, layout, num, trans, source, atlas)
+    if kind == "cute":
+        text = cute.render(chosen, fmt, name or "FragLayout")
+    elif kind == "triton":
+        text = linear.render(chosen, fmt)
+    elif kind == "header":
+        command = "fraglab export --to header " + " ".join(
+            f"--{k} {v}" for k, v in (("api", api), ("frag", frag), ("shape", shape), ("dtype", dtype),
+                                      ("layout", layout), ("num", num)) if v is not None)
+        text = header.render(chosen, name, command=command)
+    else:
+        text = tikz.render(chosen, color_by.value)
+    suffix = ".json" if fmt == "json" else ".py" if fmt == "python" else DEFAULT_SUFFIX[kind]
+    _write(text if text.endswith("\n") else text + "\n", out, chosen.spec.key + suffix)
+
+
+def where_command(
+    row: Annotated[int, typer.Option(help="Row of the element")],
+    col: Annotated[int, typer.Option(help="Column of the element")],
+    api: Api = "wmma", frag: Frag = None, shape: Shape = None, dtype: Dtype = None, layout: MemLayout = None,
+    num: Num = None, trans: Trans = None, source: Source = SourceChoice.auto, atlas: AtlasFile = None,
+    format: Annotated[str, typer.Option("--format", help="table | json")] = "table",
+):
+    """Every holder of element (row, col): thread, lane, warp, slot, register and bits."""
+    from ..export import query
+
+    _check_format(("table", "json"), format, "where")
+    chosen = _layout(api, frag, shape, dtype, layout, num, trans, source, atlas)
+    typer.echo(query.where_text(chosen, row, col, format).rstrip("\n"))
+
+
+def what_command(
+    lane: Annotated[int, typer.Option(help="Thread: the lane 0..31 (0..127 for wgmma's warpgroup)")],
+    slot: Annotated[int, typer.Option(help="Slot (fragment element index) of that thread")],
+    api: Api = "wmma", frag: Frag = None, shape: Shape = None, dtype: Dtype = None, layout: MemLayout = None,
+    num: Num = None, trans: Trans = None, source: Source = SourceChoice.auto, atlas: AtlasFile = None,
+    format: Annotated[str, typer.Option("--format", help="table | json")] = "table",
+):
+    """The element a thread's slot holds, with its register and bits."""
+    from ..export import query
+
+    _check_format(("table", "json"), format, "what")
+    chosen = _layout(api, frag, shape, dtype, layout, num, trans, source, atlas)
+    typer.echo(query.what_text(chosen, lane, slot, format).rstrip("\n"))
+
+
+def html_command(
+    out: Annotated[Path, typer.Option(help="The page to write (one file, no side files)")] = Path("fraglab.html"),
+    atlas: AtlasFile = None,
+):
+    """One self-contained interactive page with every layout of the atlas (and the PTX models of the rest)."""
+    from ..export.html import build_page
+    from ..export.select import page_layouts
+    from ..files import check_suffix
+
+    check_suffix(out, "html")
+    _write(build_page(page_layouts(atlas)), out, "fraglab.html")
+
+
+def diff_command(
+    api: Api = "wmma", frag: Frag = None, shape: Shape = None, dtype: Dtype = None, layout: MemLayout = None,
+    num: Num = None, trans: Trans = None, source: Source = SourceChoice.auto, atlas: AtlasFile = None,
+    with_key: Annotated[Optional[str], typer.Option("--with", help="B's fragment key, e.g. mma.accumulator.m16n8k16.f32.row (default: A's)")] = None,
+    with_source: Annotated[Optional[SourceChoice], typer.Option(help="B's source (default: A's)")] = None,
+    with_atlas: Annotated[Optional[Path], typer.Option(help="B from this atlas file (H100 against H200)")] = None,
+    format: Annotated[str, typer.Option("--format", help="table | json | png | svg | pdf")] = "table",
+    out: Out = None,
+):
+    """Compare two layouts slot by slot: a table (or JSON) of differing slots, or a figure; exit 1 if any differs."""
+    from ..export import diff
+    from ..layouts.spec import FragmentSpec
+
+    _check_format(("table", "json", "png", "svg", "pdf"), format, "diff")
+    a = _layout(api, frag, shape, dtype, layout, num, trans, source, atlas)
+    spec_b = FragmentSpec.from_key(with_key) if with_key else a.spec
+    b = _layout(spec_b.api, spec_b.frag, spec_b.shape, spec_b.dtype, spec_b.layout, spec_b.num, spec_b.trans,
+                with_source or source, with_atlas)
+    default_name = f"diff.{a.spec.key}.{b.spec.key}"
+    if format in ("table", "json"):
+        _write(diff.render_table(a, b, format), out, default_name + (".json" if format == "json" else ".txt"))
+    else:
+        import io
+
+        buffer = io.BytesIO()
+        diff.figure(a, b).savefig(buffer, format=format, dpi=150)
+        target = out if out is not None else Path(default_name + "." + format)
+        _write(buffer.getvalue(), target, default_name + "." + format)
+    if diff.differing_slots(a, b):
+        raise typer.Exit(1)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("export")(export_command)
+    app.command("where")(where_command)
+    app.command("what")(what_command)
+    app.command("html")(html_command)
+    app.command("diff")(diff_command)

@@ -1,0 +1,57 @@
+"""Which layouts the export commands work on: one fragment chosen as `fraglab layout` chooses it, or every
+layout of an atlas (plus the families' PTX models for fragments the atlas does not hold).
+
+The CLI parses options and calls these; `--atlas FILE` answers from that atlas file instead of the
+bundled one (an H100 capture against the H200 one, say).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..errors import FraglabError
+
+
+def make_spec(api: str = "wmma", **choices: Any):
+    """The validated fragment (InputError names the bad option and its choices)."""
+    from ..apis import make_spec as family_make_spec
+
+    fields = {k: v for k, v in choices.items() if v is not None}
+    core = {k: fields.pop(k, None) for k in ("frag", "shape", "dtype", "layout")}
+    return family_make_spec(api=api, **core, **fields)
+
+
+def select_layout(*, api: str = "wmma", frag: str | None = None, shape: str | None = None, dtype: str | None = None,
+                  layout: str | None = None, num: int | None = None, trans: bool | None = None,
+                  source: str = "auto", atlas: Path | None = None, method: str = "load"):
+    """One layout: from `atlas` when given, else as `fraglab layout --source` resolves it."""
+    spec = make_spec(api, frag=frag, shape=shape, dtype=dtype, layout=layout, num=num, trans=trans)
+    if atlas is not None:
+        from ..layouts import atlas as atlas_mod
+
+        return atlas_mod.load(Path(atlas)).layout(spec, method)
+    from ..layouts.resolve import resolve_layout
+
+    return resolve_layout(spec, source, method)
+
+
+def page_layouts(atlas: Path | None = None) -> list:
+    """Every layout of the atlas (the bundled one by default), then each family's model where the atlas has none."""
+    from ..apis import FAMILIES
+    from ..layouts import atlas as atlas_mod
+
+    found = atlas_mod.load(Path(atlas)) if atlas is not None else atlas_mod.load_bundled()
+    out = [found.layout(spec, "load") for spec in found.specs() if found.has(spec, "load")]
+    held = {lay.spec.key for lay in out}
+    for family in FAMILIES.values():
+        for spec in family.specs():
+            if spec.key in held:
+                continue
+            try:
+                modelled = family.model(spec, "load")
+            except FraglabError:
+                continue  # a fragment the model does not cover stays off the page
+            if modelled is not None:
+                out.append(modelled)
+    return out
