@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# One device call for issue 11 items 1-2: every mma.sync / ldmatrix / stmatrix / movmatrix entry with
+# every method against the PTX model, the random-product check, compute-sanitizer memcheck and racecheck
+# on every probe kernel, the GPU tests when asked (PTX_MMA_PYTEST=1). Logs and JSON go to $OUT.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export PYTHONUNBUFFERED=1 PYTHONPATH=$PWD
+OUT=${OUT:-/tmp/ptx_mma}
+mkdir -p "$OUT"
+SAN=${SAN:-/usr/local/cuda/bin/compute-sanitizer}
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
+: > "$OUT/summary.txt"
+for tool in memcheck racecheck; do
+  "$SAN" --tool "$tool" --error-exitcode 9 python3 scripts/ptx_mma_device.py --sanitize > "$OUT/$tool.log" 2>&1
+  echo "$tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/$tool.log" | tail -1)" | tee -a "$OUT/summary.txt"
+done
+if [ "${PTX_MMA_PYTEST:-0}" = 1 ]; then
+  python3 -m pytest -q -m gpu tests/apis/test_ptx_mma.py tests/apis/test_ptx_ldmatrix.py -p no:cacheprovider \
+    > "$OUT/pytest_gpu.log" 2>&1
+  echo "pytest gpu rc=$? $(tail -1 "$OUT/pytest_gpu.log")" | tee -a "$OUT/summary.txt"
+fi
+python3 scripts/ptx_mma_device.py --out "$OUT/ptx_captured.json" 2>&1 | tee "$OUT/capture.log"
+echo "capture rc=${PIPESTATUS[0]}" | tee -a "$OUT/summary.txt"
+cat "$OUT/summary.txt"
