@@ -23,7 +23,7 @@ class NoExportForm(InputError):
     """The layout has no exact form of the requested kind; `nearest` is the closest form that exists."""
 
     def __init__(self, message: str, nearest: str = "", argument: str = "to"):
-        super().__init__(message + (f"\nnearest form: {nearest}" if nearest else ""), argument=argument)
+        super().__init__(message + (f"; nearest form: {nearest}" if nearest else ""), argument=argument)
         self.reason = message
         self.nearest = nearest
 
