@@ -267,3 +267,101 @@ Launch = Callable[[LoadRun], np.ndarray]
 
 def measure_maps(move: MatrixMove, methods: tuple[str, ...], launch: Launch) -> dict[str, np.ndarray]:
     return {method: (plan := run_plan(move, method)).decode(launch(plan)) for method in methods}
+
+
+# ---- the Family entries (ldmatrix, stmatrix, movmatrix): specs, model and GPU measurement ----------
+
+FRAG = "matrix"  # one operand: the 8*num x 8 b16 tile the lanes' row addresses name
+_MIN_SM = {"ldmatrix": 75, "stmatrix": 90, "movmatrix": 78}
+
+
+def move_of(spec) -> MatrixMove:
+    return MatrixMove(spec.api, int(spec.num), bool(spec.trans))
+
+
+def specs(api: str) -> list:
+    from ..layouts.spec import FragmentSpec
+
+    return [FragmentSpec(m.api, FRAG, "m8n8", "b16", "row", num=m.num, trans=m.trans) for m in catalogue(api)]
+
+
+def _layout(spec, method: str, source, found: np.ndarray):
+    from ..layouts.layout import UNKNOWN, Layout
+
+    return Layout(spec, method, source, found[..., 0], found[..., 1], np.full(found.shape[:2], UNKNOWN, np.int8))
+
+
+def model_layout(spec, method: str = "load"):
+    from ..layouts.layout import Source
+
+    move = move_of(spec)
+    if move not in catalogue(spec.api):
+        return None
+    return _layout(spec, method, Source("model", {"model": f"PTX ISA description of {move.ptx}",
+                                                  "architectures": [f"sm_{_MIN_SM[spec.api]}+"],
+                                                  "basis": "PTX ISA ldmatrix/stmatrix/movmatrix; not measured"}),
+                   model_map(move))
+
+
+def kernel_builds() -> list:
+    from ..runtime.build import KernelBuild
+
+    return [KernelBuild("apis/ldmatrix.cu", kernel_names())]
+
+
+def gpu_launch() -> Launch:
+    """A launch(plan) on the present GPU; outputs are poisoned with a value no method writes."""
+    from ..errors import ProbeError
+    from ..runtime import gpu
+
+    cp = gpu.cupy()
+    build = kernel_builds()[0]
+
+    def launch(plan: LoadRun) -> np.ndarray:
+        *inputs, out = plan.args
+        poison = np.iinfo(out.dtype).max - 1
+        dev_out = cp.full(out.shape, poison, dtype=out.dtype)
+        dev_in = [cp.asarray(np.ascontiguousarray(x)) for x in inputs]
+        gpu.function(build, plan.kernel)((plan.blocks,), (32,), (*dev_in, dev_out))
+        cp.cuda.runtime.deviceSynchronize()
+        result = dev_out.get()
+        if np.any(result == poison):
+            raise ProbeError(f"{plan.kernel}: {int(np.sum(result == poison))} outputs left unwritten")
+        return result
+
+    return launch
+
+
+def measure(spec, methods: tuple[str, ...] | None = None, source=None, **_) -> dict:
+    from ..probes.run import gpu_source
+
+    source = source or gpu_source()
+    found = measure_maps(move_of(spec), methods or METHODS[spec.api], gpu_launch())
+    return {method: _layout(spec, method, source, m) for method, m in found.items()}
+
+
+_TITLES = {"ldmatrix": "PTX ldmatrix: 8x8 b16 matrices from row addresses into registers",
+           "stmatrix": "PTX stmatrix: registers into 8x8 b16 matrices at row addresses",
+           "movmatrix": "PTX movmatrix: transpose an 8x8 b16 matrix in registers"}
+
+
+def _family(api: str):
+    from .family import Family
+
+    return Family(
+        api=api, title=_TITLES[api], threads=32, operands=(FRAG,), methods=METHODS[api],
+        specs=lambda: specs(api), model=model_layout, measure=measure, kernel_builds=kernel_builds,
+        min_sm=_MIN_SM[api], ptx=MatrixMove(api, 1, api == "movmatrix").ptx,
+        dims=lambda spec: (8 * int(spec.num), 8), slots=lambda spec: 2 * int(spec.num),
+        note=lambda spec: move_of(spec).ptx,
+        defaults={FRAG: {"shape": "m8n8", "dtype": "b16", "layout": "row", "num": 4 if api != "movmatrix" else 1,
+                         "trans": api == "movmatrix"}},
+        model_archs=("sm_90",))
+
+
+def __getattr__(name: str):
+    # Built on first use, so the numpy part imports without the package's other wings.
+    apis = {"FAMILY": "ldmatrix", "STMATRIX_FAMILY": "stmatrix", "MOVMATRIX_FAMILY": "movmatrix"}
+    if name in apis:
+        return _family(apis[name])
+    raise AttributeError(name)

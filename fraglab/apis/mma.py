@@ -1,9 +1,7 @@
 """PTX `mma.sync` fragments: the instruction table, the PTX ISA model as data, and the probes.
 
-Everything here is numpy except `measure`, which launches fraglab/apis/mma.cu through the runtime.
-A map is an int array (32, slots, 2) of (row, col) per (lane, slot), -1 where a slot holds nothing.
-Slot numbering follows the thread's registers: lowest register first, inside a register lowest bits
-first (f16: slot = 2 * register + half; f64: one slot per register pair).
+Numpy except `gpu_launch`/`measure`. A map is an int array (32, slots, 2) of (row, col) per (lane, slot),
+-1 where a slot holds nothing; slot = index in the thread's registers, lowest register and bits first.
 
 Gauge: an MMA alone is invariant under a joint relabelling of m (A, D), n (B, D) and k (A, B), so a
 register-only measurement needs an anchor. Every method here states its anchor:
@@ -53,18 +51,14 @@ class MmaInstruction:
 
     @property
     def mnk(self) -> tuple[int, int, int]:
-        m, rest = self.shape[1:].split("n")
-        n, k = rest.split("k")
-        return int(m), int(n), int(k)
+        return tuple(int(x) for x in self.shape[1:].replace("n", " ").replace("k", " ").split())
 
     @property
     def quadpair(self) -> bool:
         """m8n8k4 .f16: four independent 8x8x4 MMAs, one per quad pair (lanes 4q..4q+3 and 4q+16..4q+19)."""
         return self.shape == "m8n8k4" and self.ab == "f16"
 
-    @property
-    def groups(self) -> int:
-        return 4 if self.quadpair else 1
+    groups = property(lambda self: 4 if self.quadpair else 1)
 
     @property
     def name(self) -> str:
@@ -77,9 +71,7 @@ class MmaInstruction:
         return (f"mma.sync.aligned.{self.shape}.{self.a_layout}.{self.b_layout}."
                 f"{self.acc}.{self.ab}.{self.ab}.{self.acc}{op}")
 
-    @property
-    def kernel(self) -> str:
-        return f"mma_probe<fl_mma::{self.name}>"
+    kernel = property(lambda self: f"mma_probe<fl_mma::{self.name}>")
 
     def slots(self, frag: str) -> int:
         m, n, k = self.mnk
@@ -91,8 +83,7 @@ class MmaInstruction:
 
     def words(self, frag: str) -> int:
         """32-bit words per lane for this operand (the kernel's register count times words per register)."""
-        return self.slots(frag) * ELEMENT_BITS[self.dtype(frag)] // 32 if ELEMENT_BITS[self.dtype(frag)] < 64 \
-            else 2 * self.slots(frag)
+        return self.slots(frag) * ELEMENT_BITS[self.dtype(frag)] // 32
 
 
 def _build_instructions() -> tuple[MmaInstruction, ...]:
@@ -176,8 +167,7 @@ def _quadpair_coord(frag: str, layout: str, acc: str, lane: int, i: int) -> tupl
 
 
 def elements_per_register(dtype: str) -> int:
-    bits = ELEMENT_BITS[dtype]
-    return 32 // bits if bits < 32 else 1
+    return 32 // ELEMENT_BITS[dtype] if ELEMENT_BITS[dtype] < 32 else 1
 
 
 def lane_groups(inst: MmaInstruction) -> np.ndarray:
@@ -326,10 +316,6 @@ def passes_needed(count: int, base: int) -> int:
     return max(1, math.ceil(math.log(count, base) - 1e-12)) if count > 1 else 1
 
 
-def _zeros(inst: MmaInstruction, frag: str, blocks: int) -> np.ndarray:
-    return np.zeros((blocks, 32, inst.words(frag)), dtype=np.uint32)
-
-
 def _operand_mma(inst: MmaInstruction, frag: str) -> Experiment:
     m, n, k = inst.mnk
     slots, dtype = inst.slots(frag), inst.ab
@@ -370,7 +356,7 @@ def _operand_mma(inst: MmaInstruction, frag: str) -> Experiment:
             out[lane, slot] = rc
         return out, (out[..., 0] != NO_ELEMENT).astype(np.int8)
 
-    return Experiment(a, b, _zeros(inst, "accumulator", len(a)), decode_out)
+    return Experiment(a, b, np.zeros((len(a), 32, inst.words("accumulator")), np.uint32), decode_out)
 
 
 def _operand_onehot(inst: MmaInstruction, frag: str) -> Experiment:
@@ -394,7 +380,7 @@ def _operand_onehot(inst: MmaInstruction, frag: str) -> Experiment:
     weights = 1 << np.arange(free)
 
     def decode_out(d_words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        d = np.rint(gather_d(inst, read_d(inst, d_words))).astype(np.int64).reshape(32 * slots, 2, inst.groups, m, n)
+        d = np.rint(gather_d(inst, read_d(inst, d_words))).astype(np.int64).reshape(-1, 2, inst.groups, m, n)
         out = np.full((32, slots, 2), NO_ELEMENT, dtype=np.int32)
         for target in range(32 * slots):
             lane, slot = divmod(target, slots)
@@ -417,7 +403,7 @@ def _operand_onehot(inst: MmaInstruction, frag: str) -> Experiment:
             out[lane, slot] = (line, kval) if frag == "matrix_a" else (kval, line)
         return out, (out[..., 0] != NO_ELEMENT).astype(np.int8)
 
-    return Experiment(a, b, _zeros(inst, "accumulator", len(a)), decode_out)
+    return Experiment(a, b, np.zeros((len(a), 32, inst.words("accumulator")), np.uint32), decode_out)
 
 
 def _accumulator_mma(inst: MmaInstruction) -> Experiment:
@@ -444,7 +430,7 @@ def _accumulator_mma(inst: MmaInstruction) -> Experiment:
         return out, held.astype(np.int8)
 
     return Experiment(place(inst, "matrix_a", a), place(inst, "matrix_b", b),
-                      _zeros(inst, "accumulator", 2 * passes), decode_out)
+                      np.zeros((2 * passes, 32, inst.words("accumulator")), np.uint32), decode_out)
 
 
 def _accumulator_onehot(inst: MmaInstruction) -> Experiment:
@@ -468,7 +454,7 @@ def _accumulator_onehot(inst: MmaInstruction) -> Experiment:
         return out, (out[..., 0] != NO_ELEMENT).astype(np.int8)
 
     return Experiment(place(inst, "matrix_a", a), place(inst, "matrix_b", b),
-                      _zeros(inst, "accumulator", m * n), decode_out)
+                      np.zeros((m * n, 32, inst.words("accumulator")), np.uint32), decode_out)
 
 
 def experiment(inst: MmaInstruction, frag: str, method: str) -> Experiment:
@@ -484,22 +470,14 @@ def random_operands(inst: MmaInstruction, trials: int, seed: int = 0) -> tuple[n
     rng = np.random.default_rng(seed)
     m, n, k = inst.mnk
     lo, hi = _RANDOM_RANGE.get(inst.ab, (-2, 2))
-    a = rng.integers(lo, hi + 1, (trials, inst.groups, m, k)).astype(np.float64)
-    b = rng.integers(lo, hi + 1, (trials, inst.groups, k, n)).astype(np.float64)
-    c = rng.integers(-8, 9, (trials, inst.groups, m, n)).astype(np.float64)
-    return a, b, c
-
-
-def product_inputs(inst: MmaInstruction, trials: int = 4, seed: int = 0) -> tuple[np.ndarray, ...]:
-    a, b, c = random_operands(inst, trials, seed)
-    return place(inst, "matrix_a", a), place(inst, "matrix_b", b), place(inst, "accumulator", c)
+    shapes = ((m, k, lo, hi), (k, n, lo, hi), (m, n, -8, 8))
+    return tuple(rng.integers(low, high + 1, (trials, inst.groups, r, c)).astype(np.float64) for r, c, low, high in shapes)
 
 
 def product_error(inst: MmaInstruction, d_words: np.ndarray, trials: int = 4, seed: int = 0) -> float:
     """Largest |D - (A @ B + C)| over the trials, D read through the model (0.0: the model triple holds)."""
     a, b, c = random_operands(inst, trials, seed)
-    reference = a @ b + c
-    return float(np.max(np.abs(gather_d(inst, read_d(inst, d_words)) - reference)))
+    return float(np.max(np.abs(gather_d(inst, read_d(inst, d_words)) - (a @ b + c))))
 
 
 # ---- running on the GPU --------------------------------------------------------------------------
@@ -512,18 +490,111 @@ def measure_maps(frag: str, shape: str, dtype: str, layout: str, methods: tuple[
                  launch: Launch) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """{method: (map, reads)} for one fragment, each method one launch through `launch`."""
     inst = instruction_for(frag, shape, dtype, layout)
-    results = {}
-    for method in methods:
-        exp = experiment(inst, frag, method)
-        d = launch(inst.kernel, exp.a, exp.b, exp.c, inst.words("accumulator"))
-        results[method] = exp.decode(d)
-    return results
+    runs = {method: experiment(inst, frag, method) for method in methods}
+    return {method: e.decode(launch(inst.kernel, e.a, e.b, e.c, inst.words("accumulator"))) for method, e in runs.items()}
 
 
 def product_check(inst: MmaInstruction, launch: Launch, trials: int = 4) -> float:
-    a, b, c = product_inputs(inst, trials)
-    return product_error(inst, launch(inst.kernel, a, b, c, inst.words("accumulator")), trials)
+    a, b, c = random_operands(inst, trials)
+    words = place(inst, "matrix_a", a), place(inst, "matrix_b", b), place(inst, "accumulator", c)
+    return product_error(inst, launch(inst.kernel, *words, inst.words("accumulator")), trials)
 
 
 def kernel_names() -> tuple[str, ...]:
     return tuple(inst.kernel for inst in INSTRUCTIONS)
+
+
+# ---- the Family entry: specs, model and GPU measurement as Layouts --------------------------------
+
+API = "mma"
+MODEL_ARCHITECTURES = ("sm_90",)  # what the atlas was measured on; the PTX formulas hold from each min_sm
+_MIN_SM = {("m8n8k4", "f16"): 70, ("m16n8k8", "f16"): 75, ("m8n8k16", "s8"): 75, ("m8n8k16", "u8"): 75,
+           ("m8n8k32", "s4"): 75, ("m8n8k32", "u4"): 75, ("m16n8k4", "f64"): 90, ("m16n8k8", "f64"): 90,
+           ("m16n8k16", "f64"): 90, ("m16n8k32", "e4m3"): 89, ("m16n8k32", "e5m2"): 89}
+
+
+def spec_min_sm(spec) -> int:
+    return _MIN_SM.get((spec.shape, instruction_for(spec.frag, spec.shape, spec.dtype, spec.layout).ab), 80)
+
+
+def specs() -> list:
+    from ..layouts.spec import FragmentSpec
+
+    return [FragmentSpec(API, *entry) for entry in catalogue()]
+
+
+def _layout(spec, method: str, source, found: np.ndarray, reads: np.ndarray):
+    from ..layouts.layout import Layout
+
+    return Layout(spec, method, source, found[..., 0], found[..., 1], reads)
+
+
+def model_layout(spec, method: str = "mma"):
+    from ..layouts.layout import Source
+
+    try:
+        found = model_map(spec.frag, spec.shape, spec.dtype, spec.layout)
+    except KeyError:
+        return None
+    inst = instruction_for(spec.frag, spec.shape, spec.dtype, spec.layout)
+    source = Source("model", {"model": f"PTX ISA fragments of {inst.ptx}", "architectures": [f"sm_{spec_min_sm(spec)}+"],
+                              "basis": "PTX ISA 'Matrix fragments for mma.m*n*k*'; not measured"})
+    return _layout(spec, method, source, found, np.ones(found.shape[:2], dtype=np.int8))
+
+
+def kernel_builds() -> list:
+    from ..runtime.build import KernelBuild
+
+    return [KernelBuild("apis/mma.cu", kernel_names())]
+
+
+def gpu_launch() -> Launch:
+    """A launch() on the present GPU (fraglab.runtime.gpu compiles mma.cu once); D is poisoned first."""
+    from ..errors import ProbeError
+    from ..runtime import gpu
+
+    cp = gpu.cupy()
+    build = kernel_builds()[0]
+    poison = 0xDEADBEEF
+
+    def launch(name, a, b, c, d_words):
+        d = cp.full((a.shape[0], 32, d_words), poison, dtype=cp.uint32)
+        inputs = [cp.asarray(np.ascontiguousarray(x, dtype=np.uint32)) for x in (a, b, c)]
+        gpu.function(build, name)((a.shape[0],), (32,), (*inputs, d))
+        cp.cuda.runtime.deviceSynchronize()
+        out = d.get()
+        if np.any(out == poison):
+            raise ProbeError(f"{name}: {int(np.sum(out == poison))} D words left unwritten")
+        return out
+
+    return launch
+
+
+def measure(spec, methods: tuple[str, ...] = METHODS, source=None, **_) -> dict:
+    from ..probes.run import gpu_source
+
+    source = source or gpu_source()
+    found = measure_maps(spec.frag, spec.shape, spec.dtype, spec.layout, methods, gpu_launch())
+    return {method: _layout(spec, method, source, m, reads) for method, (m, reads) in found.items()}
+
+
+def _family():
+    from .family import Family
+
+    return Family(
+        api=API, title="PTX mma.sync fragments (registers; A row, B col)", threads=32,
+        operands=("matrix_a", "matrix_b", "accumulator"), methods=METHODS, specs=specs, model=model_layout,
+        measure=measure, kernel_builds=kernel_builds, min_sm=70, ptx="mma.sync.aligned.<shape>.<alayout>.<blayout>...",
+        spec_min_sm=spec_min_sm,
+        slots=lambda spec: instruction_for(spec.frag, spec.shape, spec.dtype, spec.layout).slots(spec.frag),
+        note=lambda spec: instruction_for(spec.frag, spec.shape, spec.dtype, spec.layout).ptx,
+        defaults={"matrix_a": {"shape": "m16n8k16", "dtype": "f16", "layout": "row"},
+                  "matrix_b": {"shape": "m16n8k16", "dtype": "f16", "layout": "col"},
+                  "accumulator": {"shape": "m16n8k16", "dtype": "f32", "layout": "row"}},
+        model_archs=MODEL_ARCHITECTURES)
+
+
+def __getattr__(name: str):
+    if name == "FAMILY":  # built on first use, so the numpy part imports without the package's other wings
+        return _family()
+    raise AttributeError(name)
