@@ -257,3 +257,65 @@ def test_gpu_subset_agrees_with_model():
     assert doc["errors"] == {}
     bad = {k: r["disagreements"] for k, r in doc["entries"].items() if r["disagreements"]}
     assert bad == {}
+
+
+# ---- the Family entry ------------------------------------------------------------------------------------
+def _family():
+    from fraglab.apis import FAMILIES
+
+    return FAMILIES["wgmma"]
+
+
+def test_family_catalogue_covers_the_brief():
+    fam = _family()
+    specs = fam.specs()
+    acc = {(s.dtype, s.shape) for s in specs if s.frag == "accumulator"}
+    assert ("f32", "m64n256k16") in acc and ("f16", "m64n8k16") in acc and ("s32", "m64n24k32") in acc
+    assert ("s32", "m64n40k32") not in acc          # integer shapes skip n40
+    reg_a = {s.dtype for s in specs if s.frag == "matrix_a" and s.swizzle is None}
+    assert reg_a == {"tf32", "f16", "bf16", "e4m3", "e5m2", "s8", "u8"}
+    smem_b = {(s.dtype, s.swizzle, s.major) for s in specs if s.frag == "matrix_b"}
+    assert ("f16", "128B", "mn") in smem_b and ("tf32", "32B", "k") in smem_b and ("e4m3", "64B", "mn") not in smem_b
+    assert fam.threads == 128 and fam.min_sm == 90
+
+
+def test_family_model_holds_every_element_once():
+    fam = _family()
+    for spec in fam.specs():
+        layout = fam.model(spec, "codes")
+        assert layout.missing_elements == 0 and layout.duplicate_slots == 0, spec.key
+
+
+def test_interface_examples_resolve():
+    from fraglab.apis import make_spec
+
+    acc = make_spec(api="wgmma", frag="accumulator", shape="m64n128k16", dtype="f32")
+    assert acc.dims == (64, 128)
+    reg = make_spec(api="wgmma", frag="matrix_a", shape="m64n8k16", dtype="f16")
+    assert reg.swizzle is None and reg.dims == (64, 16)
+    smem = make_spec(api="wgmma", frag="matrix_b", swizzle="128B", major="k")
+    assert smem.dims == (64, 128) and smem.key.endswith("swizzle128B.majork")
+
+
+def test_smem_layout_from_codes_and_onehot_results_match_the_model():
+    from fraglab.apis import make_spec
+    from fraglab.apis import wgmma as fam_mod
+
+    spec = make_spec(api="wgmma", frag="matrix_a", dtype="f16", swizzle="32B", major="mn")
+    src = fam_mod.model_source()
+    model = fam_mod.model_layout(spec)
+    for method in ("codes", "onehot"):
+        plan = fam_mod.plan_for(spec, method)
+        layout = fam_mod.layout_from_result(spec, method, src, plan.decode(simulate(plan)))
+        assert layout.same_map(model), method
+
+
+def test_smem_grid_text_shows_swizzled_chunks():
+    from fraglab.apis import make_spec
+    from fraglab.apis.wgmma import smem_grid_text
+
+    text = smem_grid_text(make_spec(api="wgmma", frag="matrix_a", dtype="f16", swizzle="128B", major="k"))
+    lines = text.splitlines()
+    chunk_rows = lines[lines.index(next(line for line in lines if line.startswith("# 16-byte"))) + 1:]
+    assert chunk_rows[1].split("|")[1].split()[:2] == ["(1,1)", "(1,0)"]   # row 1: chunks swap pairwise
+    assert chunk_rows[7].split("|")[1].split()[0] == "(7,7)"
