@@ -172,7 +172,7 @@ def main(argv=None) -> int:
     shapes = [(128, 256, 64), (1, 8, 8), (257, 136, 200), (997, 1000, 1024), (131, 520, 72), (1000, 4104, 640),
               (4096, 4096, 4096)]
     jobs = [dict(m=m, n=n, k=k, dtype=dtype, tile=tile) for (m, n, k) in shapes for dtype in wgmma.DTYPES
-            for tile in wgmma.TILES]
+            for tile in (*wgmma.TILES, "128x128p", "64x256p")]
     combos = [(act, bias, beta, save_z) for act in wgmma.ACT_KINDS for bias in wgmma.BIAS_MODES
               for beta, save_z in ((0.0, False), (0.5, True))]
     jobs += [dict(m=193, n=264, k=136, dtype=wgmma.DTYPES[i % 2], act=act, bias_mode=bias, beta=beta, save_z=save_z,
@@ -183,11 +183,14 @@ def main(argv=None) -> int:
     from concurrent.futures import ThreadPoolExecutor
     wanted = []
     for j in jobs:
-        for swap in (False, True):
+        for swap in (wgmma.B_SWAP_OFFSETS,):
             wanted.append(wgmma.WgmmaKernelSpec(j["dtype"], j.get("act", "relu"), j.get("bias_mode", "per_n"),
                                                 j.get("beta", 0.0) != 0, j.get("save_z", False),
                                                 j.get("tile") or wgmma.choose_tile(j["m"], j["n"]), swap).build())
-    wanted += [wgmma.spec_for(dt, 1, 1, 1, tile=t).build() for dt in wgmma.DTYPES for t in wgmma.TILES]
+    wanted += [wgmma.spec_for(dt, 1, 1, 1, act=act, bias_mode=bias, tile=t).build() for dt in wgmma.DTYPES
+               for t in (*wgmma.TILES, "128x128p", "64x256p") for act, bias in (("none", "none"), ("relu", "per_n"))]
+    wanted += [wgmma.WgmmaKernelSpec("f16", "relu", "per_n", tile="128x256", b_swap_offsets=s).build()
+               for s in (False, True)]
     wanted = list(dict.fromkeys(wanted))
     with ThreadPoolExecutor(16) as pool:
         list(pool.map(gpu.module, wanted))
@@ -202,7 +205,11 @@ def main(argv=None) -> int:
     b_swap = good[0] if good else None
     if b_swap is not None and b_swap != wgmma.B_SWAP_OFFSETS:
         wgmma.B_SWAP_OFFSETS = b_swap  # for the rest of this run; the launcher's constant must be changed to match
-    checks = [check(torch, b_swap=b_swap, **j) for j in jobs]
+    checks = []
+    for j in jobs:
+        print(f"check {j}", end=" ", flush=True)
+        checks.append(check(torch, b_swap=b_swap, **j))
+        print("ok" if checks[-1]["ok"] else f"FAILED rel={checks[-1]['rel_err']:.2e}", flush=True)
     out["checks"] = checks
     bad = [c for c in checks if not c["ok"]]
     print(f"checks: {len(checks) - len(bad)}/{len(checks)} passed", flush=True)
@@ -210,7 +217,7 @@ def main(argv=None) -> int:
         print("  FAILED", c, flush=True)
     bench = {}
     if not bad:
-        sizes = [(4096, 4096, 4096), (8192, 8192, 8192)] if args.quick else [
+        sizes = [(2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192)] if args.quick else [
             (1024, 1024, 1024), (2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192), (8192, 8192, 1024),
             (4096, 14336, 4096), (1000, 4096, 4096)]
         tiles = args.tiles.split(",") if args.tiles else None

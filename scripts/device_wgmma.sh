@@ -8,18 +8,18 @@ mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1 PYTHONPATH=$PWD
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv | tee "$OUT/gpu.txt"
 case "$MODE" in
-  quick) python3 benchmarks/wgmma_suite.py --quick --json "$OUT/suite.json" 2>&1 | tee "$OUT/suite.log" ;;
-  full)  python3 benchmarks/wgmma_suite.py --json "$OUT/suite.json" 2>&1 | tee "$OUT/suite.log" ;;
+  quick) timeout 240 python3 benchmarks/wgmma_suite.py --quick --tiles 128x256,128x128,128x128p,64x256p --json "$OUT/suite.json" 2>&1 | tee "$OUT/suite.log" ;;
+  full)  timeout 400 python3 benchmarks/wgmma_suite.py --json "$OUT/suite.json" 2>&1 | tee "$OUT/suite.log" ;;
   sanitize)
     for tool in memcheck racecheck synccheck; do
       compute-sanitizer --tool $tool --print-limit 5 python3 benchmarks/wgmma_sanitize.py 2>&1 | tail -6 | tee "$OUT/sanitize_$tool.log"
     done ;;
 esac
-# SASS of the compiled kernels (CuPy's disk cache holds a header before the ELF): HGMMA present, no local memory
-for f in $(ls -t ~/.cupy/kernel_cache/*.cubin 2>/dev/null | head -4); do
-  name=$(basename "$f" .cubin)
-  python3 -c "import sys; b=open(sys.argv[1],'rb').read(); open(sys.argv[2],'wb').write(b[b.find(b'\x7fELF'):])" "$f" /tmp/$name.elf
-  cuobjdump -sass /tmp/$name.elf > /tmp/$name.sass 2>&1
-  echo "$name: $(grep -m1 -o 'Function : [^ ]*' /tmp/$name.sass | cut -c1-60) HGMMA $(grep -c HGMMA /tmp/$name.sass) LDL/STL $(grep -cE 'LDL|STL' /tmp/$name.sass)"
+# SASS: HGMMA present, no local memory (LDL/STL), registers and spills from ptxas
+mkdir -p /tmp/wgmma_sass
+python3 benchmarks/wgmma_sass.py /tmp/wgmma_sass 2>&1 | tee "$OUT/ptxas.txt"
+for f in /tmp/wgmma_sass/*.cubin; do
+  cuobjdump -sass "$f" > "${f%.cubin}.sass"
+  echo "$(basename "$f"): HGMMA $(grep -c HGMMA "${f%.cubin}.sass") LDL/STL $(grep -cE 'LDL|STL' "${f%.cubin}.sass") $(grep -m1 -o 'HGMMA[^ ]*' "${f%.cubin}.sass")"
 done
-cp "$(ls -t /tmp/*.sass | head -1)" "$OUT/newest.sass" 2>/dev/null
+cp "$(ls /tmp/wgmma_sass/*.sass | head -1)" "$OUT/example.sass"

@@ -23,7 +23,6 @@ struct alignas(64) TmaMap {
   unsigned long long words[16];
 };
 
-constexpr int kBM = 128;            // two consumer warpgroups of m64
 constexpr int kBK = 64;             // 64 f16 = 128 bytes: one 128B-swizzle row per K-block row
 constexpr int kSwizzleBytes = 128;
 constexpr int kConsumers = 2;
@@ -31,17 +30,29 @@ constexpr int kThreads = 128 * (1 + kConsumers);
 constexpr int kProducerRegs = 40;   // 128 * 40 + 256 * 232 = 64512 <= 65536
 constexpr int kConsumerRegs = 232;
 
-template <int BN_, int Stages_, int GroupM_>
+// Block tile BM x BN x 64 in a `Stages`-deep ring. Cooperative (PingPong = false): both consumer warpgroups work
+// on every tile, BM / 2 rows each. Ping-pong: each warpgroup owns every other tile whole, so one warpgroup's
+// epilogue runs while the other one's wgmma keep the tensor cores busy. A warpgroup covers its rows with
+// kMmaM m64 instructions per k16 step.
+template <int BM_, int BN_, int Stages_, int GroupM_, bool PingPong_>
 struct WgmmaTile {
+  static constexpr int BM = BM_;
   static constexpr int BN = BN_;
   static constexpr int Stages = Stages_;
   static constexpr int GroupM = GroupM_;
-  static constexpr int kABytes = kBM * kBK * 2;             // (M128, K64) row r at r * 128 bytes, swizzled
+  static constexpr bool PingPong = PingPong_;
+  static constexpr int kWarpgroupRows = PingPong ? BM : BM / kConsumers;
+  static constexpr int kMmaM = kWarpgroupRows / 64;
+  static constexpr int kABytes = BM * kBK * 2;              // (BM, K64): row r at r * 128 bytes, swizzled
   static constexpr int kBBytes = kBK * BN * 2;              // BN / 64 blocks of (K64 rows, N64 = 128 bytes)
   static constexpr int kBBlockBytes = kBK * kSwizzleBytes;  // one (K64, N64) block
   static constexpr int kStageBytes = kABytes + kBBytes;
-  static constexpr int kSmemBytes = Stages * kStageBytes + 2 * Stages * 8 + 1024;  // + barriers + alignment slack
+  static constexpr int kEmptyArrivals = (PingPong ? 1 : kConsumers) * 4;  // one per consuming warp
+  static constexpr int kSmemBytes = Stages * kStageBytes + (2 * Stages + 2) * 8 + 1024;  // + barriers + align slack
   static_assert(BN == 128 || BN == 256, "wgmma wrappers exist for N = 128 and 256");
+  static_assert(kWarpgroupRows % 64 == 0 && kMmaM >= 1, "a warpgroup covers whole m64 blocks");
+  static_assert(kMmaM * BN / 2 <= 128, "at most 128 accumulator registers per thread");
+  static_assert(BM <= 256, "a TMA box spans at most 256 rows");
   static_assert(kABytes % 1024 == 0 && kBBytes % 1024 == 0, "128B swizzle atoms are 1024-byte aligned");
   static_assert(kSmemBytes <= 227 * 1024, "too much shared memory for one block");
 };
@@ -260,13 +271,56 @@ struct BDescOffsets {
   static constexpr unsigned kSbo = BSwapOffsets ? static_cast<unsigned>(Tile::kBBlockBytes) : 1024u;
 };
 
+// The epilogue of one warpgroup's (kMmaM * 64) x BN accumulators. Phase 1 turns every accumulator into its
+// output value in place (C and bias loads, arithmetic, Z stores); phase 2 only stores D. Keeping the D stores out
+// of phase 1 lets the compiler batch the loads (through EpilogueParams they are not __restrict__, so a load after
+// a D store would have to wait for it). Slot pairs (2j, 2j+1) are two adjacent columns of one row (asserted when
+// the indexing was generated): one float2 store where the row of D allows it.
+template <class Tile, class Epi>
+__device__ __forceinline__ void store_tile(float (&acc)[Tile::kMmaM][Tile::BN / 2], const EpilogueParams& p, int M,
+                                           int N, int row0, int col0) {
+  constexpr int BN = Tile::BN;
+  using Slots = wgmma_acc::Slots<BN>;
+  const bool pairs_fit = (N % 2) == 0;
+#pragma unroll
+  for (int mm = 0; mm < Tile::kMmaM; ++mm) {
+#pragma unroll
+    for (int i = 0; i < BN / 2; ++i) {
+      const int m = row0 + mm * 64 + Slots::kRowOff[i];
+      const int n = col0 + Slots::kColOff[i];
+      if (m < M && n < N) {
+        float pre;
+        acc[mm][i] = Epi::combine(p, acc[mm][i], Epi::c_at(p, m, n), Epi::bias_at(p, m, n), pre);
+        if constexpr (Epi::kWritesZ) p.Z[flat_index(m, n, N)] = pre;
+      }
+    }
+  }
+#pragma unroll
+  for (int mm = 0; mm < Tile::kMmaM; ++mm) {
+#pragma unroll
+    for (int j = 0; j < BN / 4; ++j) {
+      const int m = row0 + mm * 64 + Slots::kRowOff[2 * j];
+      const int n = col0 + Slots::kColOff[2 * j];
+      if (m >= M) continue;
+      if (pairs_fit && n + 1 < N) {
+        *reinterpret_cast<float2*>(p.D + flat_index(m, n, N)) = make_float2(acc[mm][2 * j], acc[mm][2 * j + 1]);
+      } else {
+        if (n < N) p.D[flat_index(m, n, N)] = acc[mm][2 * j];
+        if (n + 1 < N) p.D[flat_index(m, n + 1, N)] = acc[mm][2 * j + 1];
+      }
+    }
+  }
+}
+
 template <class Tile, class Epi, class T, bool BSwapOffsets = false>
 __global__ void __launch_bounds__(kThreads, 1)
     gemm_wgmma_kernel(const __grid_constant__ TmaMap tma_a, const __grid_constant__ TmaMap tma_b, int M, int N,
                       int K, float alpha, float beta, float leaky_slope, const float* __restrict__ C,
                       const float* __restrict__ bias, float* __restrict__ D, float* __restrict__ Z) {
+  constexpr int BM = Tile::BM;
   constexpr int BN = Tile::BN;
   constexpr int Stages = Tile::Stages;
+  constexpr int kMmaM = Tile::kMmaM;
   constexpr bool kBf16 = IsBf16<T>::value;
   static_assert(wgmma_acc::kPairsAdjacent, "the epilogue stores slot pairs (2j, 2j+1) as one float2");
   extern __shared__ unsigned char smem_raw[];
@@ -275,9 +329,10 @@ __global__ void __launch_bounds__(kThreads, 1)
   unsigned char* smem = smem_raw + ((1024 - (raw & 1023)) & 1023);
   unsigned long long* full = reinterpret_cast<unsigned long long*>(smem + Stages * Tile::kStageBytes);
   unsigned long long* empty = full + Stages;
+  unsigned long long* turn = empty + Stages;  // ping-pong: turn[c] = "consumer c may start its next mainloop"
 
   const int warpgroup = threadIdx.x / 128;
-  const int m_tiles = (M + kBM - 1) / kBM;
+  const int m_tiles = (M + BM - 1) / BM;
   const int n_tiles = (N + BN - 1) / BN;
   const int tiles = m_tiles * n_tiles;
   const int k_blocks = (K + kBK - 1) / kBK;
@@ -285,8 +340,10 @@ __global__ void __launch_bounds__(kThreads, 1)
   if (threadIdx.x == 0) {
     for (int s = 0; s < Stages; ++s) {
       mbar_init(&full[s], 1);                      // the producer's arrive.expect_tx (+ the TMA bytes)
-      mbar_init(&empty[s], kConsumers * 4);        // one arrive per consumer warp
+      mbar_init(&empty[s], Tile::kEmptyArrivals);
     }
+    mbar_init(&turn[0], 4);  // one arrive per warp of the other consumer
+    mbar_init(&turn[1], 4);
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     prefetch_tma_map(&tma_a);
     prefetch_tma_map(&tma_b);
@@ -294,7 +351,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   __syncthreads();
 
   if (warpgroup == 0) {
-    // Producer: one thread walks the same tile sequence as the consumers and keeps the ring full.
+    // Producer: one thread walks the block's tiles in order and keeps the ring full.
     setmaxnreg_dec<kProducerRegs>();
     if (threadIdx.x == 0) {
       int it = 0;
@@ -306,7 +363,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           mbar_wait(&empty[s], ((it / Stages) & 1) ^ 1);
           unsigned char* stage = smem + s * Tile::kStageBytes;
           mbar_arrive_expect_tx(&full[s], Tile::kStageBytes);
-          tma_load_2d(stage, &tma_a, kb * kBK, tm * kBM, &full[s]);
+          tma_load_2d(stage, &tma_a, kb * kBK, tm * BM, &full[s]);
 #pragma unroll
           for (int j = 0; j < BN / 64; ++j) {
             tma_load_2d(stage + Tile::kABytes + j * Tile::kBBlockBytes, &tma_b, tn * BN + j * 64, kb * kBK,
@@ -327,57 +384,51 @@ __global__ void __launch_bounds__(kThreads, 1)
       base_row += ((t >> b) & 1) * wgmma_acc::kRowBit[b];
       base_col += ((t >> b) & 1) * wgmma_acc::kColBit[b];
     }
-    using Slots = wgmma_acc::Slots<BN>;
     using BOff = BDescOffsets<Tile, BSwapOffsets>;
-    float acc[BN / 2];
-    int it = 0;
-    for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    const EpilogueParams p{alpha, beta, leaky_slope, C, N, bias, N, D, N, Z, N};
+    // Cooperative: this warpgroup's rows of every tile. Ping-pong: every other tile, all its rows.
+    const int a_row_offset = Tile::PingPong ? 0 : consumer * Tile::kWarpgroupRows;
+    const int tile_step = Tile::PingPong ? kConsumers : 1;
+    float acc[kMmaM][BN / 2];
+    int local = Tile::PingPong ? consumer : 0;  // index of the tile among the block's tiles
+    int turns = 0;                               // ping-pong: mainloops this warpgroup has started
+    for (int tile = blockIdx.x + local * gridDim.x; tile < tiles; tile += tile_step * gridDim.x, local += tile_step) {
       int tm, tn;
       tile_coords<Tile::GroupM>(tile, m_tiles, n_tiles, tm, tn);
+      if constexpr (Tile::PingPong) {
+        // Mainloops alternate between the consumers: this one starts only after the other one has passed the
+        // waits of its previous tile. That also keeps every ring wait at most one phase ahead of the barrier
+        // (the parity of a wait says nothing about phases further on).
+        if (local > 0) mbar_wait(&turn[consumer], (turns + consumer + 1) & 1);  // the other one's signal of tile local-1
+        ++turns;
+      }
+      int it = local * k_blocks;  // ring position of this tile's first K-block (the producer's order)
       for (int kb = 0; kb < k_blocks; ++kb, ++it) {
         const int s = it % Stages;
         mbar_wait(&full[s], (it / Stages) & 1);
-        const unsigned a_base = smem_u32(smem + s * Tile::kStageBytes) + consumer * 64 * kSwizzleBytes;
+        const unsigned a_base = smem_u32(smem + s * Tile::kStageBytes) + a_row_offset * kSwizzleBytes;
         const unsigned b_base = smem_u32(smem + s * Tile::kStageBytes + Tile::kABytes);
         wgmma_fence();
 #pragma unroll
         for (int kk = 0; kk < kBK / 16; ++kk) {
           // A: k16 = 32 bytes along the swizzled 128-byte row; B: k16 = 16 rows of 128 bytes.
-          wgmma_tile_k16<BN, kBf16>(acc, smem_desc(a_base + kk * 32, 16, 1024),
-                                    smem_desc(b_base + kk * 16 * kSwizzleBytes, BOff::kLbo, BOff::kSbo),
-                                    (kb > 0 || kk > 0) ? 1 : 0);
+          const unsigned long long desc_b = smem_desc(b_base + kk * 16 * kSwizzleBytes, BOff::kLbo, BOff::kSbo);
+#pragma unroll
+          for (int mm = 0; mm < kMmaM; ++mm) {
+            wgmma_tile_k16<BN, kBf16>(acc[mm], smem_desc(a_base + mm * 64 * kSwizzleBytes + kk * 32, 16, 1024),
+                                      desc_b, (kb > 0 || kk > 0) ? 1 : 0);
+          }
         }
         wgmma_commit();
         wgmma_wait<1>();  // the previous K-block's group is done: its stage can be refilled
         if (kb > 0 && warp_leader) mbar_arrive(&empty[(it - 1) % Stages]);
       }
+      if constexpr (Tile::PingPong) {
+        if (warp_leader) mbar_arrive(&turn[1 - consumer]);
+      }
       wgmma_wait<0>();
       if (warp_leader) mbar_arrive(&empty[(it - 1) % Stages]);
-
-      // Epilogue in registers: each slot pair (2j, 2j+1) is two adjacent columns of one row (asserted when the
-      // indexing was generated), stored as one float2 where the row of D allows it.
-      const int row0 = tm * kBM + consumer * 64 + base_row;
-      const int col0 = tn * BN + base_col;
-      const bool pairs_fit = (N % 2) == 0;
-      const EpilogueParams p{alpha, beta, leaky_slope, C, N, bias, N, D, N, Z, N};
-#pragma unroll
-      for (int j = 0; j < BN / 4; ++j) {
-        const int m = row0 + Slots::kRowOff[2 * j];
-        const int n = col0 + Slots::kColOff[2 * j];
-        if (m >= M) continue;
-        if (pairs_fit && n + 1 < N) {
-          float pre0, pre1;
-          const float d0 = Epi::compute(p, m, n, acc[2 * j], pre0);
-          const float d1 = Epi::compute(p, m, n + 1, acc[2 * j + 1], pre1);
-          if constexpr (Epi::kWritesZ) {
-            *reinterpret_cast<float2*>(Z + flat_index(m, n, N)) = make_float2(pre0, pre1);
-          }
-          *reinterpret_cast<float2*>(D + flat_index(m, n, N)) = make_float2(d0, d1);
-        } else {
-          if (n < N) Epi::apply(p, m, n, acc[2 * j]);
-          if (n + 1 < N) Epi::apply(p, m, n + 1, acc[2 * j + 1]);
-        }
-      }
+      store_tile<Tile, Epi>(acc, p, M, N, tm * BM + a_row_offset + base_row, tn * BN + base_col);
     }
   }
 }

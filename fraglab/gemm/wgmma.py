@@ -20,7 +20,7 @@ ENTRY = "wgmma.cu"
 ARCH = "sm_90a"                   # wgmma and setmaxnreg exist only in the arch-specific target
 DTYPES = ("f16", "bf16")
 _CPP_TYPE = {"f16": "__half", "bf16": "__nv_bfloat16"}
-BM, BK = 128, 64                  # fraglab::wgmma_gemm::kBM / kBK
+BK = 64                           # fraglab::wgmma_gemm::kBK
 THREADS = 384                     # producer warpgroup + 2 consumer warpgroups
 TMA_ALIGN = 16                    # TMA: base address and every row stride a multiple of 16 bytes
 ACC_N = (128, 256)                # wgmma N the kernel instantiates (one m64nNk16 per consumer per k16 step)
@@ -53,32 +53,38 @@ def epilogue_include_dir() -> Path:
 
 @dataclass(frozen=True)
 class TileConfig:
-    """Block tile 128 x bn x 64 (two consumer warpgroups of m64 x bn), a `stages`-deep TMA ring, `group_m`
-    row tiles per group of the persistent schedule (fraglab::wgmma_gemm::WgmmaTile)."""
+    """Block tile bm x bn x 64 in a `stages`-deep TMA ring, `group_m` row tiles per group of the persistent
+    schedule; cooperative (both consumer warpgroups share each tile, bm / 2 rows each) or ping-pong (each
+    warpgroup takes every other tile whole) (fraglab::wgmma_gemm::WgmmaTile)."""
+    bm: int
     bn: int
     stages: int
     group_m: int = 8
+    pingpong: bool = False
 
     @property
     def smem_bytes(self) -> int:
         """Same arithmetic as WgmmaTile::kSmemBytes."""
-        return self.stages * (BM * BK * 2 + BK * self.bn * 2) + 2 * self.stages * 8 + 1024
+        return self.stages * (self.bm * BK * 2 + BK * self.bn * 2) + (2 * self.stages + 2) * 8 + 1024
 
     def cpp(self) -> str:
-        return f"fraglab::wgmma_gemm::WgmmaTile<{self.bn}, {self.stages}, {self.group_m}>"
+        return (f"fraglab::wgmma_gemm::WgmmaTile<{self.bm}, {self.bn}, {self.stages}, {self.group_m}, "
+                f"{'true' if self.pingpong else 'false'}>")
 
 
-# The launcher's tiles (benchmarks/wgmma_tiles.py times the candidates; the winners stay here).
+# The launcher's tiles (benchmarks/wgmma_suite.py --tiles times the candidates; the winners stay here).
+# Suffix p: ping-pong schedule.
 TILES: dict[str, TileConfig] = {
-    "128x256": TileConfig(256, 4),
-    "128x128": TileConfig(128, 6),
+    "128x256": TileConfig(128, 256, 4),
+    "128x128": TileConfig(128, 128, 6),
 }
 EXPERIMENTAL_TILES: dict[str, TileConfig] = {
-    "128x256s3": TileConfig(256, 3),
-    "128x256g4": TileConfig(256, 4, 4),
-    "128x256g16": TileConfig(256, 4, 16),
-    "128x128s4": TileConfig(128, 4),
-    "128x128g16": TileConfig(128, 6, 16),
+    "128x128p": TileConfig(128, 128, 6, pingpong=True),
+    "64x256p": TileConfig(64, 256, 5, pingpong=True),
+    "128x256s3": TileConfig(128, 256, 3),
+    "128x256g4": TileConfig(128, 256, 4, 4),
+    "128x256g16": TileConfig(128, 256, 4, 16),
+    "128x128p4": TileConfig(128, 128, 4, pingpong=True),
 }
 _ANY_TILE = {**TILES, **EXPERIMENTAL_TILES}
 BIG_TILE_MIN_WAVES = 1.0   # 128x256 once it gives at least this many waves of tiles, else 128x128
@@ -230,7 +236,7 @@ class WgmmaBuild:
 # Choosing a variant
 
 def tiles_for(m: int, n: int, tile: TileConfig) -> int:
-    return -(-m // BM) * -(-n // tile.bn)
+    return -(-m // tile.bm) * -(-n // tile.bn)
 
 
 def choose_tile(m: int, n: int, sm_count: int = 132) -> str:
@@ -335,7 +341,7 @@ def launch(spec: WgmmaKernelSpec, a, b, d, *, c=None, bias=None, z=None, alpha: 
     kernel = gpu.function(spec.build(), spec.name())
     if kernel.max_dynamic_shared_size_bytes < tile.smem_bytes:
         kernel.max_dynamic_shared_size_bytes = tile.smem_bytes
-    map_a = _cached_map(pointer(a), spec.dtype, k, m, BK, BM)
+    map_a = _cached_map(pointer(a), spec.dtype, k, m, BK, tile.bm)
     map_b = _cached_map(pointer(b), spec.dtype, n, k, 64, BK)
     args = (map_a, map_b, np.int32(m), np.int32(n), np.int32(k), np.float32(alpha), np.float32(beta),
             np.float32(leaky_slope), np.uint64(pointer(c)), np.uint64(pointer(bias)), np.uint64(pointer(d)),
