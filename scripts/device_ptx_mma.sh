@@ -19,6 +19,6 @@ if [ "${PTX_MMA_PYTEST:-0}" = 1 ]; then
     > "$OUT/pytest_gpu.log" 2>&1
   echo "pytest gpu rc=$? $(tail -1 "$OUT/pytest_gpu.log")" | tee -a "$OUT/summary.txt"
 fi
-python3 scripts/ptx_mma_device.py --out "$OUT/ptx_captured.json" 2>&1 | tee "$OUT/capture.log"
+python3 scripts/ptx_mma_device.py --out "$OUT/ptx_captured.json" --atlas "$OUT/ptx_atlas.json" 2>&1 | tee "$OUT/capture.log"
 echo "capture rc=${PIPESTATUS[0]}" | tee -a "$OUT/summary.txt"
 cat "$OUT/summary.txt"

@@ -94,12 +94,43 @@ def ld_key(move) -> str:
     return f"{move.api}.matrix.m8n8.b16.row.num{move.num}.trans{int(move.trans)}"
 
 
+def atlas_document(doc: dict) -> dict:
+    """The captured maps in the atlas file format (fraglab/layouts/atlas.py): cells = row * cols + col."""
+    entries = {}
+    for key, entry in doc["entries"].items():
+        entries[key] = {}
+        for method, found in entry["methods"].items():
+            cells = np.asarray(found["map"])
+            cols = int(cells[..., 1].max()) + 1 if not key.startswith("mma.") else \
+                _mma_cols(key)
+            flat = np.where(cells[..., 0] >= 0, cells[..., 0] * cols + cells[..., 1], -1)
+            reads = found.get("reads")
+            chars = ["".join("1" if v == 1 else "0" for v in lane) for lane in reads] if reads is not None \
+                else ["?" * flat.shape[1]] * flat.shape[0]
+            entries[key][method] = {"cells": flat.tolist(), "reads": chars}
+    prov = dict(doc["provenance"], compile_seconds=doc["compile_seconds"], capture_seconds=doc["seconds"],
+                fraglab_version="0.1.0", capture="scripts/device_ptx_mma.sh")
+    return {"fraglab_atlas": 1, "provenance": prov, "entries": entries, "refused": {}}
+
+
+def _mma_cols(key: str) -> int:
+    _, frag, shape, *_ = key.split(".")
+    m, n, k = (int(x) for x in shape[1:].replace("n", " ").replace("k", " ").split())
+    return k if frag == "matrix_a" else n
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--sanitize", action="store_true")
     parser.add_argument("--only", default="")
+    parser.add_argument("--atlas", type=Path, default=None, help="also write the maps as an atlas document")
+    parser.add_argument("--convert", type=Path, default=None, help="only turn a captured JSON into --atlas")
     args = parser.parse_args()
+    if args.convert:
+        args.atlas.write_text(json.dumps(atlas_document(json.loads(args.convert.read_text())),
+                                         separators=(",", ":")) + "\n")
+        return 0
 
     import cupy as cp
 
@@ -169,6 +200,9 @@ def main() -> int:
     doc["seconds"] = round(time.perf_counter() - t0, 2)
     if args.out:
         args.out.write_text(json.dumps(doc))
+        (args.out.parent / "capture_table.txt").write_text("".join(f"{v:5} {k:55} {d}\n" for k, v, d in rows))
+    if args.atlas:
+        args.atlas.write_text(json.dumps(atlas_document(doc), separators=(",", ":")) + "\n")
     bad = [r for r in rows if r[1] != "ok"]
     for key, verdict, detail in bad + [r for r in rows if r[1] == "ok"][-5:]:
         print(f"{verdict:5} {key:55} {detail}")
