@@ -48,7 +48,9 @@ struct WgmmaTile {
   static constexpr int kBBlockBytes = kBK * kSwizzleBytes;  // one (K64, N64) block
   static constexpr int kStageBytes = kABytes + kBBytes;
   static constexpr int kEmptyArrivals = (PingPong ? 1 : kConsumers) * 4;  // one per consuming warp
-  static constexpr int kSmemBytes = Stages * kStageBytes + (2 * Stages + 2) * 8 + 1024;  // + barriers + align slack
+  static constexpr int kBiasFloats = BM > BN ? BM : BN;   // per consumer: the tile's per-row or per-column bias
+  static constexpr int kSmemBytes =
+      Stages * kStageBytes + kConsumers * kBiasFloats * 4 + (2 * Stages + 2) * 8 + 1024;  // + barriers, align slack
   static_assert(BN == 128 || BN == 256, "wgmma wrappers exist for N = 128 and 256");
   static_assert(kWarpgroupRows % 64 == 0 && kMmaM >= 1, "a warpgroup covers whole m64 blocks");
   static_assert(kMmaM * BN / 2 <= 128, "at most 128 accumulator registers per thread");
@@ -106,6 +108,9 @@ __device__ __forceinline__ unsigned long long smem_desc(unsigned addr, unsigned 
          (static_cast<unsigned long long>(lbo >> 4) << 16) | (static_cast<unsigned long long>(sbo >> 4) << 32) |
          (1ull << 62);
 }
+
+// Barrier over one warpgroup's 128 threads (id 0 is __syncthreads').
+__device__ __forceinline__ void warpgroup_sync(int id) { asm volatile("bar.sync %0, 128;" ::"r"(id) : "memory"); }
 
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
 __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
@@ -276,9 +281,12 @@ struct BDescOffsets {
 // of phase 1 lets the compiler batch the loads (through EpilogueParams they are not __restrict__, so a load after
 // a D store would have to wait for it). Slot pairs (2j, 2j+1) are two adjacent columns of one row (asserted when
 // the indexing was generated): one float2 store where the row of D allows it.
+// `bias_tile`: the bias of this warpgroup's rows (PerM, index m - row0 + base row) or of the tile's columns (PerN),
+// staged in shared memory (see the consumer loop); other modes read it through Epi.
 template <class Tile, class Epi>
 __device__ __forceinline__ void store_tile(float (&acc)[Tile::kMmaM][Tile::BN / 2], const EpilogueParams& p, int M,
-                                           int N, int row0, int col0) {
+                                           int N, int row0, int col0, const float* bias_tile, int bias_row0,
+                                           int bias_col0) {
   constexpr int BN = Tile::BN;
   using Slots = wgmma_acc::Slots<BN>;
   const bool pairs_fit = (N % 2) == 0;
@@ -290,7 +298,15 @@ __device__ __forceinline__ void store_tile(float (&acc)[Tile::kMmaM][Tile::BN / 
       const int n = col0 + Slots::kColOff[i];
       if (m < M && n < N) {
         float pre;
-        acc[mm][i] = Epi::combine(p, acc[mm][i], Epi::c_at(p, m, n), Epi::bias_at(p, m, n), pre);
+        float b;
+        if constexpr (Epi::kBias == BiasMode::PerN) {
+          b = bias_tile[n - bias_col0];
+        } else if constexpr (Epi::kBias == BiasMode::PerM) {
+          b = bias_tile[m - bias_row0];
+        } else {
+          b = Epi::bias_at(p, m, n);
+        }
+        acc[mm][i] = Epi::combine(p, acc[mm][i], Epi::c_at(p, m, n), b, pre);
         if constexpr (Epi::kWritesZ) p.Z[flat_index(m, n, N)] = pre;
       }
     }
@@ -327,7 +343,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   // 128B-swizzle atoms need 1024-byte aligned tiles; dynamic shared memory only promises 16.
   const unsigned raw = smem_u32(smem_raw);
   unsigned char* smem = smem_raw + ((1024 - (raw & 1023)) & 1023);
-  unsigned long long* full = reinterpret_cast<unsigned long long*>(smem + Stages * Tile::kStageBytes);
+  float* bias_smem = reinterpret_cast<float*>(smem + Stages * Tile::kStageBytes);
+  unsigned long long* full = reinterpret_cast<unsigned long long*>(bias_smem + kConsumers * Tile::kBiasFloats);
   unsigned long long* empty = full + Stages;
   unsigned long long* turn = empty + Stages;  // ping-pong: turn[c] = "consumer c may start its next mainloop"
 
@@ -402,6 +419,19 @@ __global__ void __launch_bounds__(kThreads, 1)
         if (local > 0) mbar_wait(&turn[consumer], (turns + consumer + 1) & 1);  // the other one's signal of tile local-1
         ++turns;
       }
+      // A per-row / per-column bias goes to shared memory before the mainloop, so its load latency hides behind
+      // the mainloop; read from registers-full epilogue code, each global load would wait on its own.
+      constexpr bool kStagedBias = Epi::kBias == BiasMode::PerN || Epi::kBias == BiasMode::PerM;
+      float* bias_tile = bias_smem + consumer * Tile::kBiasFloats;
+      const int bias_row0 = tm * BM + a_row_offset;
+      const int bias_col0 = tn * BN;
+      if constexpr (kStagedBias) {
+        warpgroup_sync(1 + consumer);  // the previous tile's epilogue is done reading the buffer
+        constexpr int extent = Epi::kBias == BiasMode::PerN ? BN : Tile::kWarpgroupRows;
+        const int first = Epi::kBias == BiasMode::PerN ? bias_col0 : bias_row0;
+        const int limit = Epi::kBias == BiasMode::PerN ? N : M;
+        for (int i = t; i < extent; i += 128) bias_tile[i] = first + i < limit ? __ldg(bias + first + i) : 0.f;
+      }
       int it = local * k_blocks;  // ring position of this tile's first K-block (the producer's order)
       for (int kb = 0; kb < k_blocks; ++kb, ++it) {
         const int s = it % Stages;
@@ -428,7 +458,9 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
       wgmma_wait<0>();
       if (warp_leader) mbar_arrive(&empty[(it - 1) % Stages]);
-      store_tile<Tile, Epi>(acc, p, M, N, tm * BM + a_row_offset + base_row, tn * BN + base_col);
+      if constexpr (kStagedBias) warpgroup_sync(1 + consumer);  // the buffer is written
+      store_tile<Tile, Epi>(acc, p, M, N, tm * BM + a_row_offset + base_row, tn * BN + base_col, bias_tile,
+                            bias_row0, bias_col0);
     }
   }
 }

@@ -65,7 +65,8 @@ class TileConfig:
     @property
     def smem_bytes(self) -> int:
         """Same arithmetic as WgmmaTile::kSmemBytes."""
-        return self.stages * (self.bm * BK * 2 + BK * self.bn * 2) + (2 * self.stages + 2) * 8 + 1024
+        return (self.stages * (self.bm * BK * 2 + BK * self.bn * 2) + 2 * max(self.bm, self.bn) * 4
+                + (2 * self.stages + 2) * 8 + 1024)
 
     def cpp(self) -> str:
         return (f"fraglab::wgmma_gemm::WgmmaTile<{self.bm}, {self.bn}, {self.stages}, {self.group_m}, "
@@ -225,9 +226,10 @@ class WgmmaBuild:
         return accumulator_header() + f'#include "{self.entry}"\n'
 
     def all_options(self, include_dirs: list[str], arch: str | None = None) -> tuple[str, ...]:
-        """NVRTC options; always the sm_90a target (a plain sm_90 build rejects wgmma and setmaxnreg)."""
-        del arch  # the offline compiler asks for the device's arch; this kernel exists only for sm_90a
-        return ("-std=c++17", f"-arch={ARCH}", f"-I{_GEMM_DIR}", f"-I{epilogue_include_dir()}",
+        """NVRTC options; always an arch-specific 90a target (plain sm_90 rejects wgmma and setmaxnreg):
+        `arch` compute_90a stops at PTX (the compile test's quick pass), anything else builds sm_90a."""
+        target = arch if arch == "compute_90a" else ARCH
+        return ("-std=c++17", f"-arch={target}", f"-I{_GEMM_DIR}", f"-I{epilogue_include_dir()}",
                 *(f"-I{d}" for d in include_dirs), f"-DFRAGLAB_WGMMA_SOURCES_HASH=0x{sources_hash()}ULL",
                 *self.options)
 

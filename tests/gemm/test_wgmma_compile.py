@@ -1,0 +1,130 @@
+"""The wgmma GEMM without a GPU: every instantiation the launcher can request compiles through NVRTC for
+sm_90a from pip wheels, and the accumulator indexing generated into the kernel is fraglab's wgmma layout.
+
+Expected coordinates come from the PTX ISA's accumulator figure for wgmma m64nNk16 (f32 accumulators),
+written out here on its own, not from the code under test.
+"""
+
+import re
+
+import numpy as np
+import pytest
+
+from fraglab.gemm import wgmma
+
+
+def isa_accumulator(n):
+    """PTX ISA, wgmma .m64nNk16 D fragment: thread t = 32 w + 4 g + q holds, in register i,
+    row 16 w + g + 8 * ((i // 2) % 2), column 8 * (i // 4) + 2 q + i % 2."""
+    out = np.zeros((128, n // 2, 2), dtype=np.int64)
+    for t in range(128):
+        w, g, q = t // 32, (t % 32) // 4, t % 4
+        for i in range(n // 2):
+            out[t, i] = (16 * w + g + 8 * ((i // 2) % 2), 8 * (i // 4) + 2 * q + i % 2)
+    return out
+
+
+@pytest.mark.parametrize("n", wgmma.ACC_N)
+def test_generated_indexing_is_the_isa_layout(n):
+    ix = wgmma.accumulator_indexing(n)
+    assert np.array_equal(ix.coordinates(), isa_accumulator(n))
+    assert ix.pairs_adjacent
+
+
+def _parse_array(text, name):
+    match = re.search(rf"{name}\[\d+\] = \{{([^}}]*)\}}", text)
+    return [int(v) for v in match.group(1).split(",")]
+
+
+@pytest.mark.parametrize("n", wgmma.ACC_N)
+def test_emitted_header_holds_the_tables(n):
+    """Re-expand the C++ arrays exactly as the kernel does and compare with the ISA formula."""
+    header = wgmma.accumulator_header()
+    row_bit, col_bit = _parse_array(header, "kRowBit"), _parse_array(header, "kColBit")
+    block = header[header.index(f"struct Slots<{n}>"):]
+    row_off, col_off = _parse_array(block, "kRowOff"), _parse_array(block, "kColOff")
+    coords = np.zeros((128, n // 2, 2), dtype=np.int64)
+    for t in range(128):
+        base_row = sum(((t >> b) & 1) * row_bit[b] for b in range(7))
+        base_col = sum(((t >> b) & 1) * col_bit[b] for b in range(7))
+        for i in range(n // 2):
+            coords[t, i] = (base_row + row_off[i], base_col + col_off[i])
+    assert np.array_equal(coords, isa_accumulator(n))
+    assert "kPairsAdjacent = true" in header
+
+
+def test_a_layout_that_is_not_base_plus_offset_is_refused():
+    layout = isa_accumulator(128).copy()
+    layout[5, 3] = (63, 127)   # one register somewhere else: no per-thread base + per-slot offset explains it
+    with pytest.raises(ValueError, match="not a per-thread base"):
+        wgmma.accumulator_indexing(128, layout)
+
+
+def test_swapped_pairs_are_not_stored_as_float2():
+    layout = isa_accumulator(128)[:, ::-1].copy()   # slot order reversed: each pair holds (c + 1, c)
+    assert not wgmma.accumulator_indexing(128, layout).pairs_adjacent
+
+
+def test_every_tile_fits_shared_memory_and_registers():
+    for name, tile in {**wgmma.TILES, **wgmma.EXPERIMENTAL_TILES}.items():
+        assert tile.smem_bytes <= 227 * 1024, name
+        rows = tile.bm if tile.pingpong else tile.bm // 2
+        assert rows % 64 == 0 and (rows // 64) * tile.bn // 2 <= 128, name
+
+
+def test_spec_rejects_bad_choices_naming_them():
+    with pytest.raises(ValueError, match="dtype 'f32'.*f16, bf16"):
+        wgmma.WgmmaKernelSpec("f32")
+    with pytest.raises(ValueError, match="act 'swish'"):
+        wgmma.WgmmaKernelSpec("f16", act="swish")
+    with pytest.raises(ValueError, match="tile '1x1'"):
+        wgmma.WgmmaKernelSpec("f16", tile="1x1")
+
+
+@pytest.mark.parametrize("k,n,pointers,ok", [
+    (8, 8, (256, 512), True), (4096, 4104, (0x10000,), True), (12, 8, (), False), (8, 20, (), False),
+    (8, 8, (256 + 8,), False)])
+def test_tma_describable(k, n, pointers, ok):
+    assert wgmma.tma_describable(k, n, 2, pointers) is ok
+
+
+def test_choose_tile_by_waves():
+    assert wgmma.choose_tile(8192, 8192, 132) == "128x256"     # 2048 tiles: 15 waves
+    assert wgmma.choose_tile(1024, 1024, 132) == "128x128"     # 32 tiles of 128x256: a quarter wave
+
+
+# ---- NVRTC from pip wheels (dev extra) ----
+
+nvrtc_offline = pytest.importorskip("fraglab.runtime.nvrtc_offline")
+try:
+    nvrtc_offline.wheel_include_dir()
+    from cuda.bindings import nvrtc  # noqa: F401
+    OFFLINE = None
+except Exception as exc:  # the offline compiler is a dev extra
+    OFFLINE = f"offline NVRTC is not installed: {exc}"
+
+CHUNK = 128
+
+
+def _chunks():
+    names = [s.name() for s in wgmma.all_specs()]
+    return [tuple(names[i:i + CHUNK]) for i in range(0, len(names), CHUNK)]
+
+
+@pytest.mark.skipif(OFFLINE is not None, reason=str(OFFLINE))
+@pytest.mark.parametrize("chunk", range(len(_chunks())))
+def test_every_instantiation_compiles_to_ptx(chunk):
+    """All of them through the front end and NVVM for compute_90a (-G: NVVM does not optimise for minutes)."""
+    ok, log = nvrtc_offline.compile_build(wgmma.WgmmaBuild(_chunks()[chunk], options=("-G",)), "compute_90a")
+    assert ok, log
+
+
+@pytest.mark.skipif(OFFLINE is not None, reason=str(OFFLINE))
+def test_representatives_assemble_to_sm90a_cubins():
+    """One of each tile x dtype with the heaviest epilogue, and every experimental tile, with the real options."""
+    specs = [wgmma.WgmmaKernelSpec(dt, "gelu", "full", True, True, tile) for dt in wgmma.DTYPES for tile in wgmma.TILES]
+    specs += [wgmma.WgmmaKernelSpec("bf16", "relu", "per_n", tile=tile) for tile in wgmma.EXPERIMENTAL_TILES]
+    ok, log, cubin = nvrtc_offline.compile_build(wgmma.WgmmaBuild(tuple(s.name() for s in specs)), "sm_90a",
+                                                 cubin=True)
+    assert ok, log
+    assert cubin[:4] == b"\x7fELF"
