@@ -33,8 +33,12 @@ def _load(name: str):
     return module
 
 
-ld = _load("ldmatrix")
-mma = _load("mma")
+try:  # the package when it imports whole; else the two numpy modules by path (no ldmatrix-fed check then)
+    from fraglab.apis import ldmatrix as ld
+    from fraglab.apis import mma
+except Exception:  # noqa: BLE001
+    ld = _load("ldmatrix")
+    mma = _load("mma")
 
 POISON32 = 0xDEADBEEF
 
@@ -52,7 +56,8 @@ def provenance(cp) -> dict:
 
 
 def build(cp, path: Path, names) -> object:
-    mod = cp.RawModule(code=path.read_text(), options=("-std=c++17",), name_expressions=list(names))
+    mod = cp.RawModule(code=path.read_text(), options=("-std=c++17", f"-I{path.parent}"),
+                       name_expressions=list(names))
     mod.compile()
     return mod
 
@@ -61,7 +66,7 @@ def mma_launcher(cp, mod):
     def launch(name, a, b, c, d_words):
         blocks = a.shape[0]
         d = cp.full((blocks, 32, d_words), POISON32, dtype=cp.uint32)
-        args = [cp.asarray(np.ascontiguousarray(x, dtype=np.uint32)) for x in (a, b, c)]
+        args = [cp.asarray(np.ascontiguousarray(x)) for x in (a, b, c)]  # uint32 words or uint16 tiles
         mod.get_function(name)((blocks,), (32,), (*args, d))
         cp.cuda.runtime.deviceSynchronize()
         out = d.get()
@@ -136,9 +141,11 @@ def main() -> int:
 
     t0 = time.perf_counter()
     mma_mod = build(cp, ROOT / "fraglab/apis/mma.cu", mma.kernel_names())
-    ld_mod = build(cp, ROOT / "fraglab/apis/ldmatrix.cu", ld.kernel_names())
+    fed = ld.fed_kernel_names() if hasattr(ld, "fed_product_error") and ld.__name__.startswith("fraglab") else ()
+    ld_mod = build(cp, ROOT / "fraglab/apis/ldmatrix.cu", ld.kernel_names() + fed)
     compile_s = time.perf_counter() - t0
     mma_launch, ld_launch = mma_launcher(cp, mma_mod), ld_launcher(cp, ld_mod)
+    fed_launch = mma_launcher(cp, ld_mod)  # same word-array signature: (a_tiles, b_tiles, c, d)
 
     if args.sanitize:  # every kernel once, small inputs
         for inst in mma.INSTRUCTIONS:
@@ -147,7 +154,10 @@ def main() -> int:
             for method in ld.METHODS[move.api]:
                 if method != "onehot":
                     ld.measure_maps(move, (method,), ld_launch)
-        print(f"sanitize pass: {len(mma.INSTRUCTIONS)} mma kernels, {len(ld.kernel_names())} ldmatrix-family kernels")
+        for inst in ld.fed_instructions() if fed else ():
+            ld.fed_product_error(inst, fed_launch, trials=1)
+        print(f"sanitize pass: {len(mma.INSTRUCTIONS)} mma kernels, {len(ld.kernel_names())} ldmatrix-family kernels, "
+              f"{len(fed)} ldmatrix-fed mma kernels")
         return 0
 
     doc = {"provenance": provenance(cp), "compile_seconds": round(compile_s, 2), "entries": {}, "products": {},
@@ -180,6 +190,12 @@ def main() -> int:
         err = mma.product_check(inst, mma_launch)
         doc["products"][inst.ptx] = err
         rows.append((f"product {inst.name}", "ok" if err == 0 else "DIFF", f"max|D-ref|={err:g}"))
+    for inst in ld.fed_instructions() if fed else ():
+        if args.only and args.only not in inst.name:
+            continue
+        err = ld.fed_product_error(inst, fed_launch)
+        doc.setdefault("ldmatrix_fed_products", {})[inst.ptx] = err
+        rows.append((f"ldmatrix-fed {inst.name}", "ok" if err == 0 else "DIFF", f"max|D-ref|={err:g}"))
     for move in ld.catalogue():
         key = ld_key(move)
         if args.only not in key:

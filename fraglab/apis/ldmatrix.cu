@@ -89,3 +89,33 @@ __global__ void movmatrix_probe(const unsigned short* tiles, const int* lane_row
   asm volatile("movmatrix.sync.aligned.m8n8.trans.b16 %0, %1;" : "=r"(moved) : "r"(r[0]));
   out[lane] = moved;
 }
+
+// ---- ldmatrix-fed mma.sync: the memory anchor of the mma fragments ---------------------------------
+// A (M x K, row-major bytes) and B (stored N x K, i.e. B column-major) sit in shared memory; ldmatrix
+// fills the registers (lane 8j + r names row r of 8x8-b16 matrix j), mma.sync multiplies, D is written
+// raw. The host reads D through the accumulator model and compares with float64 A @ B + C.
+#include "mma.cu"
+
+// AX/BX: matrices per ldmatrix for A/B; M16: A has 16 rows (matrix j: rows 8*(j&1).., 16-byte chunk j>>1).
+template <class Op, int AX, int BX, bool M16>
+__global__ void mma_from_ldmatrix(const unsigned short* a_tiles, const unsigned short* b_tiles, const unsigned* c,
+                                  unsigned* d) {
+  constexpr int a_rows = M16 ? 16 : 8, a_row_b16 = 8 * AX / (M16 ? 2 : 1), b_row_b16 = 8 * BX;
+  __shared__ alignas(16) unsigned short sa[a_rows * a_row_b16];
+  __shared__ alignas(16) unsigned short sb[8 * b_row_b16];
+  const long block = blockIdx.x, lane = threadIdx.x;
+  for (int i = lane; i < a_rows * a_row_b16; i += 32) sa[i] = a_tiles[block * a_rows * a_row_b16 + i];
+  for (int i = lane; i < 8 * b_row_b16; i += 32) sb[i] = b_tiles[block * 8 * b_row_b16 + i];
+  __syncwarp();  // ldmatrix reads rows other lanes copied
+  const int ja = (lane >> 3) % AX, jb = (lane >> 3) % BX, r = lane & 7;  // lanes past 8*X: ignored, kept in range
+  const int a_row = M16 ? 8 * (ja & 1) + r : r, a_chunk = M16 ? ja >> 1 : ja;
+  unsigned x[8] = {}, y[4] = {};
+  fl_ld::ldmatrix<AX, false>(x, static_cast<unsigned>(__cvta_generic_to_shared(sa + a_row * a_row_b16 + 8 * a_chunk)));
+  fl_ld::ldmatrix<BX, false>(y, static_cast<unsigned>(__cvta_generic_to_shared(sb + r * b_row_b16 + 8 * jb)));
+  using cd_t = typename Op::cd_t;
+  constexpr int wc = sizeof(cd_t) / 4;
+  cd_t z[8] = {}, out[8] = {};
+  for (int i = 0; i < Op::c; ++i) z[i] = fl_mma::from_words<cd_t>(c + ((block * 32 + lane) * Op::c + i) * wc);
+  Op::run(out, x, y, z);
+  for (int i = 0; i < Op::c; ++i) fl_mma::to_words(d + ((block * 32 + lane) * Op::c + i) * wc, out[i]);
+}

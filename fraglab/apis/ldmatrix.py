@@ -269,10 +269,53 @@ def measure_maps(move: MatrixMove, methods: tuple[str, ...], launch: Launch) -> 
     return {method: (plan := run_plan(move, method)).decode(launch(plan)) for method in methods}
 
 
+# ---- ldmatrix-fed mma.sync: the memory anchor of the mma fragments ---------------------------------
+# A (M x K) row-major and B stored N x K sit in shared memory; ldmatrix (lane 8j + r names row r of
+# matrix j) fills the mma registers; D is read through the accumulator model and compared with float64.
+# Anchors: memory addresses for A and B (through ldmatrix), the model for C/D only. It covers every
+# mma.sync whose elements are 32 bits or narrower and that is one MMA per warp (not f64, not m8n8k4 .f16).
+
+def fed_instructions() -> list:
+    from . import mma
+
+    return [inst for inst in mma.INSTRUCTIONS if inst.ab != "f64" and not inst.quadpair]
+
+
+def fed_kernel(inst) -> str:
+    from . import mma
+
+    m, n, k = inst.mnk
+    row_bytes = k * mma.ELEMENT_BITS[inst.ab] // 8              # one row of A, or of B stored N x K
+    ax, bx = m * row_bytes // 128, n * row_bytes // 128           # 8x8 b16 matrices = 128 bytes each
+    return f"mma_from_ldmatrix<fl_mma::{inst.name}, {ax}, {bx}, {'true' if m == 16 else 'false'}>"
+
+
+def fed_inputs(inst, trials: int = 4, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(A tiles, B tiles) as b16 rows of memory, and C register words; same numbers as mma.random_operands."""
+    from . import mma
+
+    a, b, c = mma.random_operands(inst, trials, seed)
+    def tiles(rows: np.ndarray) -> np.ndarray:                   # (E, rows, elements) -> (E, rows * b16)
+        return np.ascontiguousarray(mma.pack(inst.ab, mma.encode(inst.ab, rows))).view(np.uint16).reshape(len(rows), -1)
+    return tiles(a[:, 0]), tiles(b[:, 0].transpose(0, 2, 1)), mma.place(inst, "accumulator", c)
+
+
+def fed_product_error(inst, launch, trials: int = 4) -> float:
+    """launch(kernel, a_tiles, b_tiles, c_words, d_words_per_lane) -> D words; 0.0 when memory, mma and model agree."""
+    from . import mma
+
+    d = launch(fed_kernel(inst), *fed_inputs(inst, trials), inst.words("accumulator"))
+    return mma.product_error(inst, d, trials)
+
+
+def fed_kernel_names() -> tuple[str, ...]:
+    return tuple(fed_kernel(inst) for inst in fed_instructions())
+
+
 # ---- the Family entries (ldmatrix, stmatrix, movmatrix): specs, model and GPU measurement ----------
 
 FRAG = "matrix"  # one operand: the 8*num x 8 b16 tile the lanes' row addresses name
-_MIN_SM = {"ldmatrix": 75, "stmatrix": 90, "movmatrix": 78}
+_MIN_SM = {"ldmatrix": 75, "stmatrix": 90, "movmatrix": 75}
 
 
 def move_of(spec) -> MatrixMove:
@@ -306,7 +349,7 @@ def model_layout(spec, method: str = "load"):
 def kernel_builds() -> list:
     from ..runtime.build import KernelBuild
 
-    return [KernelBuild("apis/ldmatrix.cu", kernel_names())]
+    return [KernelBuild("apis/ldmatrix.cu", kernel_names() + fed_kernel_names())]
 
 
 def gpu_launch() -> Launch:
@@ -328,6 +371,29 @@ def gpu_launch() -> Launch:
         if np.any(result == poison):
             raise ProbeError(f"{plan.kernel}: {int(np.sum(result == poison))} outputs left unwritten")
         return result
+
+    return launch
+
+
+def gpu_fed_launch():
+    """A launch() for mma_from_ldmatrix kernels on the present GPU; D is poisoned first."""
+    from ..errors import ProbeError
+    from ..runtime import gpu
+
+    cp = gpu.cupy()
+    build = kernel_builds()[0]
+    poison = 0xDEADBEEF
+
+    def launch(name, a_tiles, b_tiles, c_words, d_words):
+        blocks = len(a_tiles)
+        d = cp.full((blocks, 32, d_words), poison, dtype=cp.uint32)
+        args = [cp.asarray(np.ascontiguousarray(x)) for x in (a_tiles, b_tiles, c_words)]
+        gpu.function(build, name)((blocks,), (32,), (*args, d))
+        cp.cuda.runtime.deviceSynchronize()
+        out = d.get()
+        if np.any(out == poison):
+            raise ProbeError(f"{name}: {int(np.sum(out == poison))} D words left unwritten")
+        return out
 
     return launch
 

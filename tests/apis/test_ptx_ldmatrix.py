@@ -137,6 +137,37 @@ def test_scrambled_rows_are_a_permutation_and_ignored_lanes_hit_decoys():
     assert np.array_equal(lanes[:16], where[:16]) and set(lanes[16:]).isdisjoint(set(where[:16]))
 
 
+def _ldmatrix_words(tiles, rows, row_b16, num, m16):
+    """What ldmatrix.x{num} leaves in each lane, per the ISA text, with the kernel's row addresses."""
+    e = len(tiles)
+    mem = tiles.reshape(e, rows, row_b16).astype(np.uint32)
+    out = np.zeros((e, 32, num), dtype=np.uint32)
+    for lane in range(32):
+        for j in range(num):
+            row = (8 * (j & 1) if m16 else 0) + lane // 4
+            col = 8 * ((j >> 1) if m16 else j) + 2 * (lane % 4)
+            out[:, lane, j] = mem[:, row, col] | (mem[:, row, col + 1] << 16)
+    return out
+
+
+@pytest.mark.parametrize("inst", ld.fed_instructions(), ids=lambda i: i.name)
+def test_ldmatrix_of_row_major_memory_gives_the_mma_register_order(inst):
+    # The memory anchor on the CPU: ldmatrix (ISA text) of A row-major and of B stored N x K yields
+    # exactly the registers that the mma model places, for every type up to 32 bits.
+    from fraglab.apis import mma
+
+    a_tiles, b_tiles, _ = ld.fed_inputs(inst, trials=2, seed=3)
+    a, b, _ = mma.random_operands(inst, 2, seed=3)
+    m, n, k = inst.mnk
+    kernel = ld.fed_kernel(inst)
+    ax, bx = (int(v) for v in kernel.split(",")[1:3])
+    assert ax in (1, 2, 4) and bx in (1, 2, 4)
+    a_words = _ldmatrix_words(a_tiles, m, a_tiles.shape[1] // m, ax, m == 16)
+    b_words = _ldmatrix_words(b_tiles, n, b_tiles.shape[1] // n, bx, False)
+    assert np.array_equal(a_words, mma.place(inst, "matrix_a", a))
+    assert np.array_equal(b_words, mma.place(inst, "matrix_b", b))
+
+
 def test_every_kernel_compiles_for_sm90():
     nvrtc_offline = pytest.importorskip("fraglab.runtime.nvrtc_offline")
     from fraglab.runtime.build import KernelBuild
@@ -147,7 +178,8 @@ def test_every_kernel_compiles_for_sm90():
         pytest.skip(f"offline NVRTC unavailable: {exc}")
     names = ld.kernel_names()
     assert len(names) == 6 + 6 + 2
-    ok, log = nvrtc_offline.compile_build(KernelBuild("apis/ldmatrix.cu", names), "sm_90")
+    assert len(ld.fed_kernel_names()) == 27
+    ok, log = nvrtc_offline.compile_build(KernelBuild("apis/ldmatrix.cu", names + ld.fed_kernel_names()), "sm_90")
     assert ok, log
 
 
@@ -158,3 +190,11 @@ def test_gpu_measures_the_model(move):
 
     for method, got in ld.measure_maps(move, ld.METHODS[move.api], gpu_launch()).items():
         assert np.array_equal(got, isa_map(move)), method
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("inst", ld.fed_instructions(), ids=lambda i: i.name)
+def test_gpu_ldmatrix_fed_mma_matches_float64(inst):
+    from fraglab.apis.ldmatrix import gpu_fed_launch
+
+    assert ld.fed_product_error(inst, gpu_fed_launch()) == 0.0
