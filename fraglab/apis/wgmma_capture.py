@@ -143,3 +143,43 @@ if __name__ == "__main__":
     import sys
     args = sys.argv[1:]
     raise SystemExit(main(next((a for a in args if not a.startswith("--")), None), "--sanitize" in args))
+
+
+def spec_for(entry: str):
+    """The FragmentSpec of a capture entry key ('accumulator.128.f32.f16', 'register_a.f16', 'smem....')."""
+    from ..layouts.spec import FragmentSpec
+
+    parts = entry.split(".")
+    if parts[0] == "accumulator":
+        n, acc, atype = int(parts[1]), parts[2], parts[3]
+        return FragmentSpec("wgmma", "accumulator", f"m64n{n}k{wm.K_BY_TYPE[atype]}", acc, "row")
+    if parts[0] == "register_a":
+        return FragmentSpec("wgmma", "matrix_a", f"m64n8k{wm.K_BY_TYPE[parts[1]]}", parts[1], "row")
+    _, operand, dtype, swizzle, major = parts
+    n = 8 if operand == "matrix_a" else wm.OPERAND_MN["matrix_b"]
+    return FragmentSpec("wgmma", operand, f"m64n{n}k{wm.K_BY_TYPE[dtype]}", dtype,
+                        "row" if operand == "matrix_a" else "col", swizzle=swizzle, major=major)
+
+
+def atlas_from_capture(doc: dict):
+    """The capture as an Atlas (fraglab.layouts.atlas format), one Layout per entry and method."""
+    from ..layouts.atlas import ATLAS_FORMAT, Atlas
+    from ..layouts.layout import Source
+    from .wgmma import layout_from_result
+
+    provenance = dict(doc["provenance"], fraglab_atlas_format=ATLAS_FORMAT,
+                      how="scripts/device_ptx_wgmma.sh (codes + onehot per entry, compared with the PTX model)")
+    source = Source("gpu", provenance)
+    entries = {}
+    for name, rec in doc["entries"].items():
+        spec = spec_for(name)
+        layouts = {}
+        for method, maps in rec["maps"].items():
+            result = {k: np.asarray(v) for k, v in maps.items()}
+            layout = layout_from_result(spec, method, source, result)
+            if method == "onehot":   # the one-hot probe saw which slots/elements are read
+                layout.mma_reads[:] = np.where(layout.row >= 0, 1, 0)
+            layouts[method] = layout
+        entries[spec.key] = layouts
+    refused = {k: v for k, v in doc["errors"].items()}
+    return Atlas(provenance, entries, refused)
