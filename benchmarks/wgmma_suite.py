@@ -109,8 +109,10 @@ def check(torch, m, n, k, dtype, *, act="relu", bias_mode="per_n", beta=0.0, sav
             "tile": spec.tile, "b_swap": spec.b_swap_offsets, "ok": ok, "rel_err": rel}
 
 
-def time_kernels(torch, fns: dict, sets: int, rounds: int = 5, reps: int = 10) -> dict:
-    """Median ms per launch of each fn(i) (i = input set), rounds interleaving the kernels in varying order."""
+def time_kernels(torch, fns: dict, sets: int, rounds: int = 7, reps: int = 10) -> dict:
+    """Median over rounds of the mean ms per launch of each fn(i) (i = input set). Each batch of `reps` launches
+    sits behind a ~2 ms GPU sleep, so the host has queued them all before the first starts: the events time the
+    GPU, not Python's launch overhead. Rounds interleave the kernels in a shuffled order."""
     for f in fns.values():
         for i in range(sets):
             f(i)
@@ -118,18 +120,40 @@ def time_kernels(torch, fns: dict, sets: int, rounds: int = 5, reps: int = 10) -
     times = {name: [] for name in fns}
     order = list(fns)
     rng = np.random.default_rng(5)
-    for r in range(rounds):
+    for _ in range(rounds):
         rng.shuffle(order)
         for name in order:
-            starts = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
-            ends = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            torch.cuda._sleep(4_000_000)
+            start.record()
             for j in range(reps):
-                starts[j].record()
                 fns[name](j % sets)
-                ends[j].record()
+            end.record()
             torch.cuda.synchronize()
-            times[name] += [s.elapsed_time(e) for s, e in zip(starts, ends)]
+            times[name].append(start.elapsed_time(end) / reps)
     return {name: statistics.median(v) for name, v in times.items()}
+
+
+def launch_overhead(torch, cp, n: int = 256, calls: int = 300) -> dict:
+    """Host microseconds per call at n^3 (f16), wgmma.launch against cupy.matmul and torch.mm."""
+    a = torch.rand(n, n, device="cuda").half()
+    b = torch.rand(n, n, device="cuda").half()
+    d = torch.empty(n, n, device="cuda")
+    spec = wgmma.spec_for("f16", n, n, n)
+    out = {}
+    fns = {"wgmma.launch": lambda: wgmma.launch(spec, a, b, d), "torch.mm": lambda: torch.mm(a, b)}
+    if cp is not None:
+        ca, cb = cp.from_dlpack(a), cp.from_dlpack(b)
+        fns["cupy.matmul"] = lambda: cp.matmul(ca, cb)
+    for name, f in fns.items():
+        f()
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            f()
+        torch.cuda.synchronize()
+        out[name] = (time.perf_counter() - t0) / calls * 1e6
+    return out
 
 
 def bench_size(torch, cp, m, n, k, dtype, *, tiles=None, act="relu", bias_mode="per_n"):
@@ -161,6 +185,7 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--json", default=None)
     ap.add_argument("--tiles", default=None, help="comma-separated tile names to time")
+    ap.add_argument("--skip-checks", action="store_true", help="time only (the GPU tests checked this build)")
     args = ap.parse_args(argv)
     import torch
     try:
@@ -206,7 +231,7 @@ def main(argv=None) -> int:
     if b_swap is not None and b_swap != wgmma.B_SWAP_OFFSETS:
         wgmma.B_SWAP_OFFSETS = b_swap  # for the rest of this run; the launcher's constant must be changed to match
     checks = []
-    for j in jobs:
+    for j in ([] if args.skip_checks else jobs):
         print(f"check {j}", end=" ", flush=True)
         checks.append(check(torch, b_swap=b_swap, **j))
         print("ok" if checks[-1]["ok"] else f"FAILED rel={checks[-1]['rel_err']:.2e}", flush=True)
@@ -217,17 +242,18 @@ def main(argv=None) -> int:
         print("  FAILED", c, flush=True)
     bench = {}
     if not bad:
-        sizes = [(2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192)] if args.quick else [
-            (1024, 1024, 1024), (2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192), (8192, 8192, 1024),
-            (4096, 14336, 4096), (1000, 4096, 4096)]
+        squares = [(2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192)]
+        others = [(1024, 1024, 1024), (8192, 8192, 1024), (4096, 14336, 4096), (1000, 4096, 4096)]
+        runs = [("f16", s) for s in squares + ([] if args.quick else others)] + [("bf16", s) for s in squares]
         tiles = args.tiles.split(",") if args.tiles else None
-        for dtype in ("f16", "bf16"):
-            for (m, n, k) in sizes:
-                res = bench_size(torch, cp, m, n, k, dtype, tiles=tiles)
-                bench[f"{dtype} {m}x{n}x{k}"] = res
-                print(f"{dtype} {m}x{n}x{k}: " + "  ".join(f"{name} {v['tflops']:.0f}" for name, v in res.items()),
-                      flush=True)
+        for dtype, (m, n, k) in runs:
+            res = bench_size(torch, cp, m, n, k, dtype, tiles=tiles)
+            bench[f"{dtype} {m}x{n}x{k}"] = res
+            print(f"{dtype} {m}x{n}x{k}: " + "  ".join(f"{name} {v['tflops']:.0f}" for name, v in res.items()),
+                  flush=True)
     out["bench"] = bench
+    out["overhead_us"] = launch_overhead(torch, cp)
+    print("per-call host us at 256^3: " + "  ".join(f"{k} {v:.1f}" for k, v in out["overhead_us"].items()), flush=True)
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=1, default=str))
     return 0 if not bad else 1

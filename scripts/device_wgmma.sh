@@ -1,19 +1,26 @@
 #!/usr/bin/env bash
-# One device call for the wgmma GEMM: correctness (float64 reference), timing side by side, SASS check.
-# Usage on the device: bash scripts/device_wgmma.sh [quick|full|sanitize]
+# One device call for the wgmma GEMM. Usage on the device: bash scripts/device_wgmma.sh [quick|full|final]
+#   quick: checks (float64 reference) + timing at 2048/4096/8192 cubed, f16 and bf16, every candidate tile
+#   full:  checks + timing with the non-square shapes
+#   final: GPU tests, compute-sanitizer (memcheck, racecheck, synccheck), timing (no repeated checks), SASS
 set -u
 MODE=${1:-quick}
 OUT=${OUT:-/tmp/wgmma_out}
+TILES=${TILES:-128x256,128x128,128x128p,64x256p}
 mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1 PYTHONPATH=$PWD
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv | tee "$OUT/gpu.txt"
 case "$MODE" in
-  quick) timeout 240 python3 benchmarks/wgmma_suite.py --quick --tiles 128x256,128x128,128x128p,64x256p --json "$OUT/suite.json" 2>&1 | tee "$OUT/suite.log" ;;
-  full)  timeout 400 python3 benchmarks/wgmma_suite.py --json "$OUT/suite.json" 2>&1 | tee "$OUT/suite.log" ;;
-  sanitize)
+  quick) timeout 240 python3 benchmarks/wgmma_suite.py --quick --tiles "$TILES" --json "$OUT/suite.json" 2>&1 | tee "$OUT/suite.log" ;;
+  full)  timeout 400 python3 benchmarks/wgmma_suite.py --tiles "$TILES" --json "$OUT/suite.json" 2>&1 | tee "$OUT/suite.log" ;;
+  final)
+    timeout 200 python3 -m pytest -q -x tests/gemm/test_wgmma_gpu.py 2>&1 | tail -4 | tee "$OUT/pytest.log"
     for tool in memcheck racecheck synccheck; do
-      compute-sanitizer --tool $tool --print-limit 5 python3 benchmarks/wgmma_sanitize.py 2>&1 | tail -6 | tee "$OUT/sanitize_$tool.log"
-    done ;;
+      timeout 120 compute-sanitizer --tool $tool --print-limit 5 python3 benchmarks/wgmma_sanitize.py > /tmp/san_$tool.log 2>&1
+      echo "$tool (rc $?): $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|FAILED' /tmp/san_$tool.log | tr '\n' ' ')" | tee -a "$OUT/sanitize.log"
+    done
+    timeout 200 python3 benchmarks/wgmma_suite.py --skip-checks --tiles "$TILES" --json "$OUT/suite.json" 2>&1 \
+      | grep -v "^check" | tee "$OUT/suite.log" ;;
 esac
 # SASS: HGMMA present, no local memory (LDL/STL), registers and spills from ptxas
 mkdir -p /tmp/wgmma_sass

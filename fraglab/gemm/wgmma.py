@@ -332,17 +332,28 @@ def pointer(x) -> int:
     return int(x.__cuda_array_interface__["data"][0])
 
 
+_KERNELS: dict[WgmmaKernelSpec, object] = {}
+
+
+def _kernel(spec: WgmmaKernelSpec):
+    """The compiled kernel of a spec, its shared-memory limit raised once (cached: the per-call path is hot)."""
+    kernel = _KERNELS.get(spec)
+    if kernel is None:
+        kernel = _runtime_gpu().function(spec.build(), spec.name())
+        if kernel.max_dynamic_shared_size_bytes < spec.tile_config.smem_bytes:
+            kernel.max_dynamic_shared_size_bytes = spec.tile_config.smem_bytes
+        _KERNELS[spec] = kernel
+    return kernel
+
+
 def launch(spec: WgmmaKernelSpec, a, b, d, *, c=None, bias=None, z=None, alpha: float = 1.0, beta: float = 0.0,
            leaky_slope: float = 0.01, stream=None, sm_count: int = 132, grid: int | None = None) -> None:
     """Launch one instantiation on validated, contiguous device arrays: A (M, K) and B (K, N) f16/bf16,
     D (and Z, C, bias) f32. `stream`: a CuPy stream (default: CuPy's current stream)."""
-    gpu = _runtime_gpu()
     m, k = a.shape
     n = b.shape[1]
     tile = spec.tile_config
-    kernel = gpu.function(spec.build(), spec.name())
-    if kernel.max_dynamic_shared_size_bytes < tile.smem_bytes:
-        kernel.max_dynamic_shared_size_bytes = tile.smem_bytes
+    kernel = _kernel(spec)
     map_a = _cached_map(pointer(a), spec.dtype, k, m, BK, tile.bm)
     map_b = _cached_map(pointer(b), spec.dtype, n, k, 64, BK)
     args = (map_a, map_b, np.int32(m), np.int32(n), np.int32(k), np.float32(alpha), np.float32(beta),

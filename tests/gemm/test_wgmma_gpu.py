@@ -1,0 +1,132 @@
+"""The wgmma GEMM on an sm_90 GPU against a float64 reference (marked gpu; skipped with the reason otherwise).
+
+Outputs are poisoned (NaN) before every launch, inputs are fresh random values, never zeros. The reference
+is numpy float64 on the exact f16/bf16 input values plus fraglab's epilogue formulas (gemm/reference.py).
+"""
+
+import itertools
+
+import numpy as np
+import pytest
+
+from fraglab.gemm import wgmma
+from fraglab.gemm.reference import ACT_KINDS, BIAS_MODES, check_result, reference_gemm
+
+pytestmark = pytest.mark.gpu
+
+
+@pytest.fixture(scope="module")
+def cp():
+    from concurrent.futures import ThreadPoolExecutor
+
+    from fraglab.runtime import gpu
+
+    cp = gpu.cupy()
+    if gpu.compute_capability() != 90:
+        pytest.skip("the wgmma GEMM needs an sm_90 GPU (H100/H200)")
+    # Compile what these tests launch in parallel first (one after another: ~1 s each).
+    specs = [wgmma.spec_for(dt, m, n, k, act="relu", bias_mode="per_n", tile=t)
+             for (m, n, k), dt, t in itertools.product(SIZES, wgmma.DTYPES, TEST_TILES)]
+    specs += [_combo_spec(i) for i in range(len(COMBOS))]
+    specs += [wgmma.spec_for("f16", 1, 1, 1, tile=t) for t in TEST_TILES]
+    specs += [wgmma.spec_for("f16", 70, 136, 48, act=act, bias_mode="per_n") for act in NAN_ACTS]
+    with ThreadPoolExecutor(16) as pool:
+        list(pool.map(gpu.module, dict.fromkeys(s.build() for s in specs)))
+    return cp
+
+
+def _device_matrix(cp, x32, dtype):
+    """(device array of f16 / bf16 bits, exact float64 host copy)."""
+    if dtype == "f16":
+        h = x32.astype(np.float16)
+        return cp.asarray(h), h.astype(np.float64)
+    bits = x32.view(np.uint32)
+    bits = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)   # round to nearest even
+    return cp.asarray(bits), (bits.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+
+
+def run_case(cp, m, n, k, dtype, *, act="none", bias_mode="none", beta=0.0, save_z=False, seed=0, tile=None,
+             a32=None, alpha=1.5, leaky_slope=0.05):
+    rng = np.random.default_rng(seed)
+    a32 = rng.uniform(-1, 1, (m, k)).astype(np.float32) if a32 is None else a32
+    b32 = rng.uniform(-1, 1, (k, n)).astype(np.float32)
+    a, a64 = _device_matrix(cp, a32, dtype)
+    b, b64 = _device_matrix(cp, b32, dtype)
+    shape = {"none": None, "per_m": (m,), "per_n": (n,), "full": (m, n)}[bias_mode]
+    bias = rng.uniform(-1, 1, shape).astype(np.float32) if shape else None
+    c = rng.uniform(-1, 1, (m, n)).astype(np.float32) if beta else None
+    d = cp.full((m, n), np.nan, dtype=cp.float32)
+    z = cp.full((m, n), np.nan, dtype=cp.float32) if save_z else None
+    spec = wgmma.spec_for(dtype, m, n, k, act=act, bias_mode=bias_mode, has_c=bool(beta), save_z=save_z, tile=tile)
+    wgmma.launch(spec, a, b, d, c=None if c is None else cp.asarray(c), bias=None if bias is None else cp.asarray(bias),
+                 z=z, alpha=alpha, beta=beta, leaky_slope=leaky_slope)
+    cp.cuda.runtime.deviceSynchronize()
+    d_ref, z_ref = reference_gemm(a64, b64, c=c, bias=bias, bias_mode=bias_mode, act=act, alpha=alpha, beta=beta,
+                                  leaky_slope=leaky_slope)
+    ok, max_abs, rel = check_result(d.get(), d_ref, dtype, z_ref=z_ref if save_z else None)
+    assert ok, f"D: max abs {max_abs:.3e}, rel {rel:.3e} ({m}x{n}x{k} {dtype} {act} {bias_mode} tile {spec.tile})"
+    if save_z:
+        ok, max_abs, rel = check_result(z.get(), z_ref, dtype)
+        assert ok, f"Z: max abs {max_abs:.3e}, rel {rel:.3e}"
+    return d
+
+
+# M any; N and K multiples of 8 (TMA's 16-byte row rule). Sizes of 1, odd, prime and several tiles.
+SIZES = [(1, 8, 8), (7, 24, 40), (131, 136, 72), (257, 264, 1000), (997, 520, 8), (300, 1032, 200), (128, 256, 64)]
+TEST_TILES = (*wgmma.TILES, "128x128p", "64x256p")
+COMBOS = list(itertools.product(ACT_KINDS, BIAS_MODES))
+NAN_ACTS = ("none", "relu", "gelu", "tanh")
+
+
+def _combo_case(i):
+    act, bias_mode = COMBOS[i]
+    beta, save_z = (0.75, True) if i % 2 else (0.0, False)
+    return dict(act=act, bias_mode=bias_mode, beta=beta, save_z=save_z, dtype=wgmma.DTYPES[i % 2],
+                tile=("128x256", "128x128", "128x128p")[i % 3])
+
+
+def _combo_spec(i):
+    c = _combo_case(i)
+    return wgmma.spec_for(c["dtype"], 193, 264, 136, act=c["act"], bias_mode=c["bias_mode"], has_c=bool(c["beta"]),
+                          save_z=c["save_z"], tile=c["tile"])
+
+
+@pytest.mark.parametrize("dtype", wgmma.DTYPES)
+@pytest.mark.parametrize("tile", TEST_TILES)
+@pytest.mark.parametrize("m,n,k", SIZES)
+def test_sizes_and_tiles(cp, m, n, k, dtype, tile):
+    run_case(cp, m, n, k, dtype, act="relu", bias_mode="per_n", seed=m * 7 + n + k, tile=tile)
+
+
+@pytest.mark.parametrize("i", range(len(COMBOS)))
+def test_every_activation_and_bias_mode(cp, i):
+    c = _combo_case(i)
+    run_case(cp, 193, 264, 136, c.pop("dtype"), seed=1000 + i, **c)
+
+
+@pytest.mark.parametrize("act", NAN_ACTS)
+def test_nan_and_inf_propagate(cp, act):
+    m, n, k = 70, 136, 48
+    a32 = np.random.default_rng(3).uniform(-1, 1, (m, k)).astype(np.float32)
+    a32[5, 7] = np.nan          # row 5 of D: all NaN
+    a32[11, 2] = np.inf         # row 11: +-inf by the sign of B[2, n] (then the activation's limits)
+    a32[12, 3], a32[12, 9] = np.inf, -np.inf   # row 12: inf - inf -> NaN where B[3, n] and B[9, n] share a sign
+    d = run_case(cp, m, n, k, "f16", act=act, bias_mode="per_n", a32=a32, seed=4)
+    assert np.isnan(d.get()[5]).all()
+
+
+def test_accumulator_registers_land_where_the_generated_indexing_says(cp):
+    """D[m, n] = 256 m + n exactly (A[:, 0] = m, A[:, 1] = 1, B[0, :] = 256, B[1, :] = n, the rest 0): any
+    register stored at the wrong (row, col) shows, for every thread and slot of both wgmma N (128, 256)."""
+    for tile in TEST_TILES:
+        m, n, k = 256, 512, 16
+        a = np.zeros((m, k), np.float16)
+        a[:, 0] = np.arange(m) % 128     # exact in f16
+        a[:, 1] = 1
+        b = np.zeros((k, n), np.float16)
+        b[0, :] = 256
+        b[1, :] = np.arange(n) % 256
+        d = cp.full((m, n), np.nan, dtype=cp.float32)
+        wgmma.launch(wgmma.spec_for("f16", m, n, k, tile=tile), cp.asarray(a), cp.asarray(b), d)
+        expected = 256.0 * (np.arange(m)[:, None] % 128) + (np.arange(n)[None, :] % 256)
+        np.testing.assert_array_equal(d.get(), expected, err_msg=f"tile {tile}")
