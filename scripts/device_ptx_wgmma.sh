@@ -11,12 +11,19 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 export PATH=/usr/local/cuda/bin:$PATH
 
 # Load fraglab.apis.* from this tree without importing the package roots (other wings may be mid-edit).
-cat > "$OUT/run_wgmma.py" <<PY
+RUNNER=$(mktemp /tmp/run_wgmma_XXXX.py)
+cat > "$RUNNER" <<PY
 import gzip, json, sys, types
 for name, path in (("fraglab", "$ROOT/fraglab"), ("fraglab.apis", "$ROOT/fraglab/apis")):
     mod = types.ModuleType(name); mod.__path__ = [path]; sys.modules[name] = mod
 from fraglab.apis import wgmma_capture as wc
 sanitize = "--sanitize" in sys.argv
+if "--experiments" in sys.argv:
+    res = wc.run_experiments()
+    with open("$OUT/wgmma_experiments.json", "w") as f:
+        json.dump(res, f, indent=1)
+    print("\n".join(wc.experiment_lines(res)))
+    raise SystemExit(0)
 doc = wc.capture(list(wc.SANITIZE_KEYS) if sanitize else None)
 if not sanitize:
     with gzip.open("$OUT/wgmma_capture.json.gz", "wt") as f:
@@ -29,14 +36,19 @@ PY
 
 nvidia-smi -L | tee "$OUT/gpu.txt"
 echo "== capture"
-/usr/bin/time -f "capture wall %e s" timeout 300 python3 "$OUT/run_wgmma.py" > "$OUT/capture.log" 2>&1
+/usr/bin/time -f "capture wall %e s" timeout 300 python3 "$RUNNER" > "$OUT/capture.log" 2>&1
 echo "capture rc=$?"
+echo "== experiments (descriptor fields, unaligned tiles, random products)"
+timeout 120 python3 "$RUNNER" --experiments 2>&1 | tee "$OUT/experiments.log"
 echo "== memcheck"
-timeout 120 compute-sanitizer --tool memcheck --print-limit 20 python3 "$OUT/run_wgmma.py" --sanitize > "$OUT/memcheck.log" 2>&1
+timeout 120 compute-sanitizer --tool memcheck --print-limit 20 python3 "$RUNNER" --sanitize > "$OUT/memcheck.log" 2>&1
 echo "memcheck rc=$?"; grep -E "ERROR SUMMARY|SUMMARY" "$OUT/memcheck.log" | tail -3
 echo "== racecheck"
-timeout 120 compute-sanitizer --tool racecheck --print-limit 20 python3 "$OUT/run_wgmma.py" --sanitize > "$OUT/racecheck.log" 2>&1
+timeout 120 compute-sanitizer --tool racecheck --print-limit 20 python3 "$RUNNER" --sanitize > "$OUT/racecheck.log" 2>&1
 echo "racecheck rc=$?"; grep -E "RACECHECK SUMMARY|ERROR SUMMARY|SUMMARY" "$OUT/racecheck.log" | tail -3
+echo "== pytest (GPU tests of this family)"
+PYTHONPATH=$ROOT timeout 120 python3 -m pytest -q -m gpu tests/apis/test_ptx_wgmma.py > "$OUT/pytest.log" 2>&1
+echo "pytest rc=$?"; tail -3 "$OUT/pytest.log"
 echo "== table"
 grep -v " agree$" "$OUT/capture.log" | tail -60
 grep -c " agree$" "$OUT/capture.log" | sed 's/^/entries agreeing: /'

@@ -183,3 +183,54 @@ def atlas_from_capture(doc: dict):
         entries[spec.key] = layouts
     refused = {k: v for k, v in doc["errors"].items()}
     return Atlas(provenance, entries, refused)
+
+
+# ---- descriptor experiments (docs/wgmma.md, "What surprised us") -----------------------------------
+def experiments() -> list[tuple[str, Callable[[], wp.Plan], dict[str, np.ndarray]]]:
+    """(name, plan, hypotheses: name -> predicted offset grid) for the descriptor experiments."""
+    out = []
+    for sw in ("32B", "64B", "128B"):
+        tile = wm.smem_tile("f16", sw, "k", "matrix_a")
+        out.append((f"lbo_ignored.f16.{sw}.k.matrix_a", lambda sw=sw: wp.smem_codes("f16", sw, "k", "matrix_a", lbo=0x3FFF0),
+                    {"model (LBO ignored)": wm.smem_offsets(tile)}))
+    for sw, shift, base in (("128B", 512, 0), ("128B", 512, 4), ("64B", 256, 0), ("32B", 128, 0)):
+        tile = wm.smem_tile("f16", sw, "k", "matrix_a")
+        hyp = {"swizzle of the tile-relative offset": wm.smem_offsets(tile),
+               "swizzle of the absolute address": wm.smem_offsets(tile, start=shift) - shift}
+        out.append((f"unaligned.f16.{sw}.k.matrix_a.shift{shift}.base{base}",
+                     lambda sw=sw, shift=shift, base=base: wp.smem_codes("f16", sw, "k", "matrix_a", shift=shift,
+                                                                         base_offset=base), hyp))
+    return out
+
+
+PRODUCT_CHECKS = ((256, "f16", "f32"), (128, "f16", "f16"), (256, "s8", "s32"), (8, "f16", "f32"))
+
+
+def run_experiments() -> dict:
+    """Run the descriptor experiments and the random-product checks; a JSON-ready dict."""
+    exps = experiments()
+    plans = {name: make() for name, make, _ in exps}
+    products = {f"product.m64n{n}.{acc}.{atype}": wp.accumulator_product(n, atype, acc, seed=n)
+                for n, atype, acc in PRODUCT_CHECKS}
+    module = wp.compile_module(sorted({p.op for p in [*plans.values(), *products.values()]}, key=lambda o: o.name))
+    result: dict = {"experiments": {}, "products": {}}
+    for name, _, hyps in exps:
+        got = wp.run_plan(module, plans[name])["offset"]
+        result["experiments"][name] = {
+            "matches": {h: int(np.sum(got != pred)) == 0 for h, pred in hyps.items()},
+            "differences": {h: int(np.sum(got != pred)) for h, pred in hyps.items()},
+            "first_row_chunks": (got[0:8, ::8] // 16).tolist(),
+        }
+    for name, plan in products.items():
+        result["products"][name] = wp.run_plan(module, plan)
+    return result
+
+
+def experiment_lines(res: dict) -> list[str]:
+    lines = []
+    for name, rec in res["experiments"].items():
+        which = [h for h, ok in rec["matches"].items() if ok] or ["none of the hypotheses"]
+        lines.append(f"{name:50s} matches: {'; '.join(which)}  (differences {rec['differences']})")
+    for name, rec in res["products"].items():
+        lines.append(f"{name:50s} mismatches {rec['mismatches']}, max abs error {rec['max_abs_error']}")
+    return lines

@@ -118,8 +118,8 @@ ARCH = "sm_90a"   # wgmma exists only on the arch-specific target
 def encode(values: np.ndarray, dtype: str) -> np.ndarray:
     """Small non-negative integers as the bytes of `dtype`: shape (..., element_bytes) uint8."""
     v = np.asarray(values)
-    if np.any(v < 0) or np.any(v > 16):
-        raise ValueError("encode takes integers 0..16")
+    if np.any(v > 16) or np.any(v < (-16 if dtype in ("f16", "bf16", "tf32", "s8") else 0)):
+        raise ValueError(f"encode takes integers 0..16 (-16..16 for f16, bf16, tf32, s8), got {dtype} values")
     if dtype == "f16":
         raw = v.astype(np.float16).view(np.uint16)
     elif dtype == "bf16":
@@ -135,7 +135,7 @@ def encode(values: np.ndarray, dtype: str) -> np.ndarray:
             raise ValueError(f"a value is not exact in {dtype}")
         raw = np.where(f > 0, ((ex + bias) << mbits) | mant, 0).astype(np.uint8)
     elif dtype in ("s8", "u8"):
-        raw = v.astype(np.uint8)
+        raw = v.astype(np.int16).astype(np.uint8)
     else:
         raise ValueError(f"dtype must be one of {list(INPUT_TYPES)}, got {dtype!r}")
     raw = np.ascontiguousarray(raw)
@@ -395,9 +395,12 @@ def _read_positions(tile: dict, op: Op, step: int, t: int, s: int) -> tuple[int,
     return (int(step * k + m), int(n)) if m < k else None
 
 
-def smem_codes(dtype: str, swizzle: str, major: str, operand: str) -> Plan:
+def smem_codes(dtype: str, swizzle: str, major: str, operand: str, *, shift: int = 0, base_offset: int = 0,
+               lbo: int | None = None) -> Plan:
+    """Codes plan; `shift` places the tile `shift` bytes past the 1024-byte boundary, `base_offset` sets the
+    descriptor's base-offset bits and `lbo` overrides its LBO (the experiments behind docs/wgmma.md)."""
     tile, op, partner, partner_img = _operand_setup(dtype, swizzle, major, operand, "none")
-    e, region = tile["element_bytes"], _round_up(tile["region"])
+    e, region = tile["element_bytes"], _round_up(tile["region"] + shift)
     count = region // e
     passes = passes_for(count)
     imgs = encode(digits(np.arange(count), passes), dtype).reshape(passes, region)
@@ -405,7 +408,8 @@ def smem_codes(dtype: str, swizzle: str, major: str, operand: str) -> Plan:
     blocks = steps * passes
     # block = step * passes + pass
     own_img = np.tile(imgs, (steps, 1))
-    own_start = np.repeat(np.arange(steps) * tile["k_step_bytes"], passes)
+    own_start = np.repeat(np.arange(steps) * tile["k_step_bytes"], passes) + shift
+    fields = wm.descriptor_fields(dict(tile, lbo=tile["lbo"] if lbo is None else lbo)) | (base_offset << 49)
 
     def decode(out: dict) -> dict:
         v = acc_values(out["dump"], op.acc).reshape(steps, passes, THREADS, op.regs)
@@ -418,7 +422,7 @@ def smem_codes(dtype: str, swizzle: str, major: str, operand: str) -> Plan:
                 if pos is None:
                     stray += int(c != 0)
                 else:
-                    offset[pos] = c * e
+                    offset[pos] = c * e - shift
         return {"offset": offset, "anomaly_count": stray}
 
     a_side = operand == "matrix_a"
@@ -426,8 +430,8 @@ def smem_codes(dtype: str, swizzle: str, major: str, operand: str) -> Plan:
                 decode, e,
                 a_img=own_img if a_side else partner_img[None], b_img=partner_img[None] if a_side else own_img,
                 a_start=own_start if a_side else None, b_start=None if a_side else own_start,
-                desc_a=wm.descriptor_fields(tile if a_side else partner),
-                desc_b=wm.descriptor_fields(partner if a_side else tile), dump=True)
+                desc_a=fields if a_side else wm.descriptor_fields(partner),
+                desc_b=wm.descriptor_fields(partner) if a_side else fields, dump=True)
 
 
 def smem_onehot(dtype: str, swizzle: str, major: str, operand: str) -> Plan:
@@ -545,3 +549,23 @@ def run_plan(module, plan: Plan, *, sync: bool = True) -> dict:
         out["hit_where"] = cp.asnumpy(where).reshape(blocks, MAX_HITS)
         out["hit_word"] = cp.asnumpy(word).reshape(blocks, MAX_HITS)
     return plan.decode(out)
+
+
+def accumulator_product(n: int, atype: str, acc: str, seed: int = 0) -> Plan:
+    """Random small integers in A and B (128B K-major), every K used: D must equal the float64 product
+    read through the accumulator model, register by register (a check with no codes at all)."""
+    op = Op(n, atype, acc)
+    rng = np.random.default_rng(seed)
+    a = rng.integers(-3, 4, size=(64, op.k))
+    b = rng.integers(-3, 4, size=(op.k, n))
+    ta = wm.smem_tile(atype, "128B", "k", "matrix_a")
+    tb = wm.smem_tile(atype, "128B", "k", "matrix_b", mn=n)
+    want = (a.astype(np.float64) @ b)[tuple(np.moveaxis(wm.accumulator_map(n), -1, 0))]
+
+    def decode(out: dict) -> dict:
+        got = acc_values(out["dump"][0], acc)
+        return {"mismatches": int(np.sum(got != want)), "max_abs_error": float(np.max(np.abs(got - want)))}
+
+    return Plan(op, 1, ta["region"], tb["region"], decode, wm.element_bytes(atype),
+                a_img=image(ta, a, ta["region"])[None], b_img=image(tb, b, tb["region"])[None],
+                desc_a=wm.descriptor_fields(ta), desc_b=wm.descriptor_fields(tb), dump=True)
