@@ -8,11 +8,14 @@ export PYTHONUNBUFFERED=1 PYTHONPATH=$PWD
 OUT=${OUT:-/tmp/ptx_mma}
 mkdir -p "$OUT"
 SAN=${SAN:-/usr/local/cuda/bin/compute-sanitizer}
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
-: > "$OUT/summary.txt"
+# At most 8 files come back: summary.txt, sanitizers.log, pytest_gpu.log, sass_mma.txt, capture.log,
+# capture_table.txt, ptx_captured.json, ptx_atlas.json.
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/summary.txt"
+: > "$OUT/sanitizers.log"
 for tool in memcheck racecheck; do
-  "$SAN" --tool "$tool" --error-exitcode 9 python3 scripts/ptx_mma_device.py --sanitize > "$OUT/$tool.log" 2>&1
-  echo "$tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/$tool.log" | tail -1)" | tee -a "$OUT/summary.txt"
+  "$SAN" --tool "$tool" --error-exitcode 9 python3 scripts/ptx_mma_device.py --sanitize > /tmp/$tool.log 2>&1
+  echo "$tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' /tmp/$tool.log | tail -1)" | tee -a "$OUT/summary.txt"
+  cat /tmp/$tool.log >> "$OUT/sanitizers.log"
 done
 if [ "${PTX_MMA_PYTEST:-0}" = 1 ]; then
   python3 -m pytest -q -m gpu tests/apis/test_ptx_mma.py tests/apis/test_ptx_ldmatrix.py -p no:cacheprovider \
