@@ -27,7 +27,7 @@ from .family import Family
 
 API = "wgmma"
 THREADS = wm.THREADS
-METHODS = ("codes", "onehot")
+METHODS = ("mma", "onehot")
 MODEL_ARCHITECTURES = ("sm_90",)
 MODEL_NAME = "PTX ISA wgmma register fragments and shared-memory matrix layouts"
 ACC_INPUT = {"f32": "f16", "f16": "f16", "s32": "s8"}   # input type an accumulator entry is measured with
@@ -116,7 +116,7 @@ def _maps(spec: FragmentSpec) -> tuple[np.ndarray, np.ndarray]:
     return amap[..., 0], amap[..., 1]
 
 
-def model_layout(spec: FragmentSpec, method: str = "codes") -> Layout:
+def model_layout(spec: FragmentSpec, method: str = "mma") -> Layout:
     row, col = _maps(spec)
     return Layout(spec, method, model_source(), row, col, np.full(row.shape, UNKNOWN, dtype=np.int8))
 
@@ -126,12 +126,12 @@ def plan_for(spec: FragmentSpec, method: str) -> wp.Plan:
     if method not in METHODS:
         raise ValueError(f"method must be one of {list(METHODS)}, got {method!r}")
     if is_shared(spec):
-        build = wp.smem_codes if method == "codes" else wp.smem_onehot
+        build = wp.smem_codes if method == "mma" else wp.smem_onehot
         return build(spec.dtype, spec.swizzle, spec.major, spec.frag)
     if spec.frag == "matrix_a":
-        return (wp.register_a_codes if method == "codes" else wp.register_a_onehot)(spec.dtype)
+        return (wp.register_a_codes if method == "mma" else wp.register_a_onehot)(spec.dtype)
     n = parse_shape(spec.shape)[1]
-    build = wp.accumulator_codes if method == "codes" else wp.accumulator_onehot
+    build = wp.accumulator_codes if method == "mma" else wp.accumulator_onehot
     return build(n, ACC_INPUT[spec.dtype], spec.dtype)
 
 

@@ -17,10 +17,10 @@ from . import wgmma_model as wm
 from . import wgmma_probe as wp
 
 SANITIZE_KEYS = (
-    ("accumulator", 256, "f32", "f16", "codes"), ("accumulator", 64, "f16", "f16", "onehot"),
+    ("accumulator", 256, "f32", "f16", "mma"), ("accumulator", 64, "f16", "f16", "onehot"),
     ("accumulator", 96, "s32", "s8", "onehot"),
-    ("register_a", "f16", "codes"), ("register_a", "e4m3", "onehot"),
-    ("smem", "matrix_b", "f16", "128B", "k", "codes"), ("smem", "matrix_a", "f16", "64B", "mn", "onehot"),
+    ("register_a", "f16", "mma"), ("register_a", "e4m3", "onehot"),
+    ("smem", "matrix_b", "f16", "128B", "k", "mma"), ("smem", "matrix_a", "f16", "64B", "mn", "onehot"),
     ("smem", "matrix_b", "s8", "32B", "k", "onehot"),
 )
 

@@ -6,7 +6,8 @@ builds its inputs on the CPU, the runner launches it, and the plan's decoder tur
 base 8, or a single 1), exact in every input type including e5m2, and sums stay exact in f16.
 
 Anchors (an MMA alone cannot tell a joint relabelling of m, n or k): the canonical no-swizzle
-K-major tile of the PTX ISA defines (m, k) and (k, n) by shared-memory address. The "codes" methods
+K-major tile of the PTX ISA defines (m, k) and (k, n) by shared-memory address. The "mma" method
+(codes through an identity MMA; its plans are the *_codes functions)
 place partners in that tile; the "onehot" methods place them in the 128B-swizzle K-major tile instead,
 so the two methods share no shared-memory placement, and a wrong swizzle model makes them disagree.
 Register maps (accumulator, register-sourced A) are read through those anchored operands.
@@ -477,17 +478,17 @@ def all_plans() -> dict[tuple, Callable[[], Plan]]:
     plans: dict[tuple, Callable[[], Plan]] = {}
     for acc, atype in ACC_CONFIGS:
         for n in GPU_N:
-            plans[("accumulator", n, acc, atype, "codes")] = lambda n=n, a=atype, c=acc: accumulator_codes(n, a, c)
+            plans[("accumulator", n, acc, atype, "mma")] = lambda n=n, a=atype, c=acc: accumulator_codes(n, a, c)
             plans[("accumulator", n, acc, atype, "onehot")] = lambda n=n, a=atype, c=acc: accumulator_onehot(n, a, c)
     for atype in INPUT_TYPES:
-        plans[("register_a", atype, "codes")] = lambda a=atype: register_a_codes(a)
+        plans[("register_a", atype, "mma")] = lambda a=atype: register_a_codes(a)
         plans[("register_a", atype, "onehot")] = lambda a=atype: register_a_onehot(a)
     for atype in INPUT_TYPES:
         for sw in wm.SWIZZLES:
             for major in wm.majors_for(atype):
                 for operand in ("matrix_a", "matrix_b"):
                     key = ("smem", operand, atype, sw, major)
-                    plans[key + ("codes",)] = lambda k=key: smem_codes(k[2], k[3], k[4], k[1])
+                    plans[key + ("mma",)] = lambda k=key: smem_codes(k[2], k[3], k[4], k[1])
                     plans[key + ("onehot",)] = lambda k=key: smem_onehot(k[2], k[3], k[4], k[1])
     return plans
 

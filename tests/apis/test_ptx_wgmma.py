@@ -193,11 +193,11 @@ def test_digits_round_trip():
 
 
 SIM_KEYS = [
-    ("accumulator", 16, "f32", "f16", "codes"), ("accumulator", 8, "f16", "f16", "onehot"),
-    ("accumulator", 32, "s32", "s8", "codes"),
-    ("register_a", "tf32", "codes"), ("register_a", "bf16", "onehot"), ("register_a", "e5m2", "codes"),
-    ("smem", "matrix_a", "f16", "128B", "k", "codes"), ("smem", "matrix_b", "f16", "32B", "mn", "onehot"),
-    ("smem", "matrix_a", "e4m3", "64B", "k", "onehot"), ("smem", "matrix_b", "tf32", "none", "k", "codes"),
+    ("accumulator", 16, "f32", "f16", "mma"), ("accumulator", 8, "f16", "f16", "onehot"),
+    ("accumulator", 32, "s32", "s8", "mma"),
+    ("register_a", "tf32", "mma"), ("register_a", "bf16", "onehot"), ("register_a", "e5m2", "mma"),
+    ("smem", "matrix_a", "f16", "128B", "k", "mma"), ("smem", "matrix_b", "f16", "32B", "mn", "onehot"),
+    ("smem", "matrix_a", "e4m3", "64B", "k", "onehot"), ("smem", "matrix_b", "tf32", "none", "k", "mma"),
 ]
 
 
@@ -211,19 +211,19 @@ def test_plans_decode_a_simulated_run_to_the_model(key):
 
 
 def test_compare_reports_a_wrong_slot():
-    key = ("accumulator", 16, "f32", "f16", "codes")
+    key = ("accumulator", 16, "f32", "f16", "mma")
     plan = wp.all_plans()[key]()
     result = plan.decode(simulate(plan))
     result["row"][5, 3] += 1
-    record = wc.compare(key[:-1], {"codes": result, "onehot": plan.decode(simulate(plan))})
-    assert "codes vs model: 1 values" in record["disagreements"]
-    assert "codes vs onehot: 1 values" in record["disagreements"]
+    record = wc.compare(key[:-1], {"mma": result, "onehot": plan.decode(simulate(plan))})
+    assert "mma vs model: 1 values" in record["disagreements"]
+    assert "mma vs onehot: 1 values" in record["disagreements"]
 
 
 def test_every_plan_uses_a_compiled_op():
     ops = set(wp.all_ops())
     keys = wp.all_plans()
-    for key in [k for k in keys if k[-1] == "codes"][::7]:
+    for key in [k for k in keys if k[-1] == "mma"][::7]:
         assert keys[key]().op in ops
 
 
@@ -282,7 +282,7 @@ def test_family_catalogue_covers_the_brief():
 def test_family_model_holds_every_element_once():
     fam = _family()
     for spec in fam.specs():
-        layout = fam.model(spec, "codes")
+        layout = fam.model(spec, "mma")
         assert layout.missing_elements == 0 and layout.duplicate_slots == 0, spec.key
 
 
@@ -304,7 +304,7 @@ def test_smem_layout_from_codes_and_onehot_results_match_the_model():
     spec = make_spec(api="wgmma", frag="matrix_a", dtype="f16", swizzle="32B", major="mn")
     src = fam_mod.model_source()
     model = fam_mod.model_layout(spec)
-    for method in ("codes", "onehot"):
+    for method in ("mma", "onehot"):
         plan = fam_mod.plan_for(spec, method)
         layout = fam_mod.layout_from_result(spec, method, src, plan.decode(simulate(plan)))
         assert layout.same_map(model), method
@@ -319,3 +319,18 @@ def test_smem_grid_text_shows_swizzled_chunks():
     chunk_rows = lines[lines.index(next(line for line in lines if line.startswith("# 16-byte"))) + 1:]
     assert chunk_rows[1].split("|")[1].split()[:2] == ["(1,1)", "(1,0)"]   # row 1: chunks swap pairwise
     assert chunk_rows[7].split("|")[1].split()[0] == "(7,7)"
+
+
+def test_captured_h100_atlas_agrees_with_model_and_between_methods():
+    from fraglab.layouts.atlas import DATA_DIR, load
+
+    atlas = load(DATA_DIR / "wgmma_captured_h100.json")
+    fam = _family()
+    specs = atlas.specs()
+    assert len(specs) == 103
+    assert "H100" in atlas.provenance["gpu_name"]
+    for spec in specs:
+        mma, onehot = atlas.raw_layout(spec, "mma"), atlas.raw_layout(spec, "onehot")
+        assert mma.same_map(onehot), spec.key
+        assert mma.same_map(fam.model(spec, "mma")), spec.key
+        assert onehot.missing_elements == 0 and onehot.duplicate_slots == 0, spec.key
