@@ -167,6 +167,11 @@ def bench_size(torch, cp, m, n, k, dtype, *, tiles=None, act="relu", bias_mode="
         plain = wgmma.spec_for(dtype, m, n, k, tile=tile)
         fns[f"wgmma_fused[{tile}]"] = lambda i, s=fused: wgmma.launch(s, xs[i]["a"], xs[i]["b"], d, bias=xs[i]["bias"])
         fns[f"wgmma_plain[{tile}]"] = lambda i, s=plain: wgmma.launch(s, xs[i]["a"], xs[i]["b"], d)
+    best = (tiles or [wgmma.choose_tile(m, n)])[0]
+    d16 = torch.empty((m, n), device="cuda", dtype=torch_dtype(torch, dtype))
+    fused16 = wgmma.spec_for(dtype, m, n, k, act=act, bias_mode=bias_mode, tile=best, out_dtype=dtype)
+    fns[f"wgmma_fused_out{dtype}[{best}]"] = lambda i: wgmma.launch(fused16, xs[i]["a"], xs[i]["b"], d16,
+                                                                   bias=xs[i]["bias"])
     fns["torch_mm"] = lambda i: torch.mm(xs[i]["a"], xs[i]["b"])
     if dtype == "f16" and cp is not None:
         cxs = [(cp.from_dlpack(x["a"]), cp.from_dlpack(x["b"])) for x in xs]
@@ -216,6 +221,8 @@ def main(argv=None) -> int:
                for t in (*wgmma.TILES, "128x128p", "64x256p") for act, bias in (("none", "none"), ("relu", "per_n"))]
     wanted += [wgmma.WgmmaKernelSpec("f16", "relu", "per_n", tile="128x256", b_swap_offsets=s).build()
                for s in (False, True)]
+    wanted += [wgmma.spec_for(dt, 1, 1, 1, act="relu", bias_mode="per_n", tile=t, out_dtype=dt).build()
+               for dt in wgmma.DTYPES for t in wgmma.TILES]
     wanted = list(dict.fromkeys(wanted))
     with ThreadPoolExecutor(16) as pool:
         list(pool.map(gpu.module, wanted))

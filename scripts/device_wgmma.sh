@@ -19,6 +19,7 @@ case "$MODE" in
       timeout 120 compute-sanitizer --tool $tool --print-limit 5 python3 benchmarks/wgmma_sanitize.py > /tmp/san_$tool.log 2>&1
       echo "$tool (rc $?): $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|FAILED' /tmp/san_$tool.log | tr '\n' ' ')" | tee -a "$OUT/sanitize.log"
     done
+    grep -vE '^(b|1|2|6)[0-9x]* ' /tmp/san_memcheck.log | head -60 >> "$OUT/sanitize.log"
     timeout 200 python3 benchmarks/wgmma_suite.py --skip-checks --tiles "$TILES" --json "$OUT/suite.json" 2>&1 \
       | grep -v "^check" | tee "$OUT/suite.log" ;;
 esac

@@ -1,5 +1,5 @@
 // Hopper GEMM: D = act(alpha * A @ B (+ beta * C) (+ bias)), A row-major M x K, B row-major K x N (f16/bf16),
-// f32 accumulate, f32 D (and Z). TMA loads with 128B swizzle into a `Stages`-deep mbarrier ring; one producer
+// f32 accumulate, D in f32, f16 or bf16 (Z in f32). TMA loads with 128B swizzle into a `Stages`-deep mbarrier ring; one producer
 // warpgroup (one thread issues TMA) and two consumer warpgroups (each m64 x BN of a 128 x BN tile, wgmma with
 // both operands in shared memory); setmaxnreg moves registers from the producer to the consumers; a persistent
 // grid walks the tiles in a grouped order (GroupM row-tiles share each column of B while it is in L2).
@@ -246,12 +246,12 @@ __device__ __forceinline__ void wgmma_tile_k16(float* d, unsigned long long desc
   }
 }
 
-template <class T>
-struct IsBf16 {
+template <class A, class B>
+struct IsSame {
   static constexpr bool value = false;
 };
-template <>
-struct IsBf16<__nv_bfloat16> {
+template <class A>
+struct IsSame<A, A> {
   static constexpr bool value = true;
 };
 
@@ -276,17 +276,40 @@ struct BDescOffsets {
   static constexpr unsigned kSbo = BSwapOffsets ? static_cast<unsigned>(Tile::kBBlockBytes) : 1024u;
 };
 
+// D's element type from f32 values: a pair of adjacent columns as one 8- or 4-byte store, or one value.
+template <class OutT>
+__device__ __forceinline__ void store_pair(OutT* dst, float a, float b) {
+  if constexpr (IsSame<OutT, float>::value) {
+    *reinterpret_cast<float2*>(dst) = make_float2(a, b);
+  } else if constexpr (IsSame<OutT, __half>::value) {
+    *reinterpret_cast<__half2*>(dst) = __floats2half2_rn(a, b);
+  } else {
+    *reinterpret_cast<__nv_bfloat162*>(dst) = __floats2bfloat162_rn(a, b);
+  }
+}
+
+template <class OutT>
+__device__ __forceinline__ OutT to_out(float v) {
+  if constexpr (IsSame<OutT, float>::value) {
+    return v;
+  } else if constexpr (IsSame<OutT, __half>::value) {
+    return __float2half_rn(v);
+  } else {
+    return __float2bfloat16_rn(v);
+  }
+}
+
 // The epilogue of one warpgroup's (kMmaM * 64) x BN accumulators. Phase 1 turns every accumulator into its
 // output value in place (C and bias loads, arithmetic, Z stores); phase 2 only stores D. Keeping the D stores out
 // of phase 1 lets the compiler batch the loads (through EpilogueParams they are not __restrict__, so a load after
 // a D store would have to wait for it). Slot pairs (2j, 2j+1) are two adjacent columns of one row (asserted when
-// the indexing was generated): one float2 store where the row of D allows it.
-// `bias_tile`: the bias of this warpgroup's rows (PerM, index m - row0 + base row) or of the tile's columns (PerN),
-// staged in shared memory (see the consumer loop); other modes read it through Epi.
-template <class Tile, class Epi>
-__device__ __forceinline__ void store_tile(float (&acc)[Tile::kMmaM][Tile::BN / 2], const EpilogueParams& p, int M,
-                                           int N, int row0, int col0, const float* bias_tile, int bias_row0,
-                                           int bias_col0) {
+// the indexing was generated): one 2-element store where the row of D allows it.
+// `bias_tile`: the bias of this warpgroup's rows (PerM, index m - bias_row0) or of the tile's columns (PerN,
+// n - bias_col0), staged in shared memory (see the consumer loop); other modes read it through Epi.
+template <class Tile, class Epi, class OutT>
+__device__ __forceinline__ void store_tile(float (&acc)[Tile::kMmaM][Tile::BN / 2], const EpilogueParams& p,
+                                           OutT* __restrict__ D, int M, int N, int row0, int col0,
+                                           const float* bias_tile, int bias_row0, int bias_col0) {
   constexpr int BN = Tile::BN;
   using Slots = wgmma_acc::Slots<BN>;
   const bool pairs_fit = (N % 2) == 0;
@@ -319,25 +342,25 @@ __device__ __forceinline__ void store_tile(float (&acc)[Tile::kMmaM][Tile::BN / 
       const int n = col0 + Slots::kColOff[2 * j];
       if (m >= M) continue;
       if (pairs_fit && n + 1 < N) {
-        *reinterpret_cast<float2*>(p.D + flat_index(m, n, N)) = make_float2(acc[mm][2 * j], acc[mm][2 * j + 1]);
+        store_pair(D + flat_index(m, n, N), acc[mm][2 * j], acc[mm][2 * j + 1]);
       } else {
-        if (n < N) p.D[flat_index(m, n, N)] = acc[mm][2 * j];
-        if (n + 1 < N) p.D[flat_index(m, n + 1, N)] = acc[mm][2 * j + 1];
+        if (n < N) D[flat_index(m, n, N)] = to_out<OutT>(acc[mm][2 * j]);
+        if (n + 1 < N) D[flat_index(m, n + 1, N)] = to_out<OutT>(acc[mm][2 * j + 1]);
       }
     }
   }
 }
 
-template <class Tile, class Epi, class T, bool BSwapOffsets = false>
+template <class Tile, class Epi, class T, class OutT, bool BSwapOffsets = false>
 __global__ void __launch_bounds__(kThreads, 1)
     gemm_wgmma_kernel(const __grid_constant__ TmaMap tma_a, const __grid_constant__ TmaMap tma_b, int M, int N,
                       int K, float alpha, float beta, float leaky_slope, const float* __restrict__ C,
-                      const float* __restrict__ bias, float* __restrict__ D, float* __restrict__ Z) {
+                      const float* __restrict__ bias, OutT* __restrict__ D, float* __restrict__ Z) {
   constexpr int BM = Tile::BM;
   constexpr int BN = Tile::BN;
   constexpr int Stages = Tile::Stages;
   constexpr int kMmaM = Tile::kMmaM;
-  constexpr bool kBf16 = IsBf16<T>::value;
+  constexpr bool kBf16 = IsSame<T, __nv_bfloat16>::value;
   static_assert(wgmma_acc::kPairsAdjacent, "the epilogue stores slot pairs (2j, 2j+1) as one float2");
   extern __shared__ unsigned char smem_raw[];
   // 128B-swizzle atoms need 1024-byte aligned tiles; dynamic shared memory only promises 16.
@@ -402,7 +425,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       base_col += ((t >> b) & 1) * wgmma_acc::kColBit[b];
     }
     using BOff = BDescOffsets<Tile, BSwapOffsets>;
-    const EpilogueParams p{alpha, beta, leaky_slope, C, N, bias, N, D, N, Z, N};
+    const EpilogueParams p{alpha, beta, leaky_slope, C, N, bias, N, nullptr, N, Z, N};  // D: stored here as OutT
     // Cooperative: this warpgroup's rows of every tile. Ping-pong: every other tile, all its rows.
     const int a_row_offset = Tile::PingPong ? 0 : consumer * Tile::kWarpgroupRows;
     const int tile_step = Tile::PingPong ? kConsumers : 1;
@@ -459,7 +482,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       wgmma_wait<0>();
       if (warp_leader) mbar_arrive(&empty[(it - 1) % Stages]);
       if constexpr (kStagedBias) warpgroup_sync(1 + consumer);  // the buffer is written
-      store_tile<Tile, Epi>(acc, p, M, N, tm * BM + a_row_offset + base_row, tn * BN + base_col, bias_tile,
+      store_tile<Tile, Epi, OutT>(acc, p, D, M, N, tm * BM + a_row_offset + base_row, tn * BN + base_col, bias_tile,
                             bias_row0, bias_col0);
     }
   }

@@ -19,7 +19,8 @@ import numpy as np
 ENTRY = "wgmma.cu"
 ARCH = "sm_90a"                   # wgmma and setmaxnreg exist only in the arch-specific target
 DTYPES = ("f16", "bf16")
-_CPP_TYPE = {"f16": "__half", "bf16": "__nv_bfloat16"}
+OUT_DTYPES = ("f32", "f16", "bf16")   # D; Z is always f32
+_CPP_TYPE = {"f16": "__half", "bf16": "__nv_bfloat16", "f32": "float"}
 BK = 64                           # fraglab::wgmma_gemm::kBK
 THREADS = 384                     # producer warpgroup + 2 consumer warpgroups
 TMA_ALIGN = 16                    # TMA: base address and every row stride a multiple of 16 bytes
@@ -103,9 +104,11 @@ class WgmmaKernelSpec:
     save_z: bool = False
     tile: str = "128x256"
     b_swap_offsets: bool = B_SWAP_OFFSETS
+    out_dtype: str = "f32"
 
     def __post_init__(self):
-        for value, valid, argument in ((self.dtype, DTYPES, "dtype"), (self.act, ACT_KINDS, "act"),
+        for value, valid, argument in ((self.dtype, DTYPES, "dtype"), (self.out_dtype, OUT_DTYPES, "out_dtype"),
+                                       (self.act, ACT_KINDS, "act"),
                                        (self.bias_mode, BIAS_MODES, "bias_mode"),
                                        (self.tile, tuple(_ANY_TILE), "tile")):
             if value not in valid:
@@ -119,6 +122,7 @@ class WgmmaKernelSpec:
         """The C++ name expression of this instantiation."""
         return (f"fraglab::wgmma_gemm::gemm_wgmma_kernel<{self.tile_config.cpp()}, "
                 f"{_epilogue_cpp(self.act, self.bias_mode, self.has_c, self.save_z)}, {_CPP_TYPE[self.dtype]}, "
+                f"{_CPP_TYPE[self.out_dtype]}, "
                 f"{'true' if self.b_swap_offsets else 'false'}>")
 
     def build(self) -> "WgmmaBuild":
@@ -253,16 +257,18 @@ def tma_describable(k: int, n: int, itemsize: int, pointers: tuple[int, ...]) ->
 
 
 def spec_for(dtype: str, m: int, n: int, k: int, *, act: str = "none", bias_mode: str = "none",
-             has_c: bool = False, save_z: bool = False, sm_count: int = 132, tile: str | None = None) -> WgmmaKernelSpec:
+             has_c: bool = False, save_z: bool = False, sm_count: int = 132, tile: str | None = None,
+             out_dtype: str = "f32") -> WgmmaKernelSpec:
     del k  # every K uses the same kernel: TMA zero-fills the last K-block
-    return WgmmaKernelSpec(dtype, act, bias_mode, has_c, save_z, tile or choose_tile(m, n, sm_count), B_SWAP_OFFSETS)
+    return WgmmaKernelSpec(dtype, act, bias_mode, has_c, save_z, tile or choose_tile(m, n, sm_count), B_SWAP_OFFSETS,
+                           out_dtype)
 
 
 def all_specs() -> list[WgmmaKernelSpec]:
     """Every instantiation `spec_for` can return."""
-    return [WgmmaKernelSpec(dtype, act, bias_mode, has_c, save_z, tile)
-            for dtype, act, bias_mode, has_c, save_z, tile
-            in product(DTYPES, ACT_KINDS, BIAS_MODES, (False, True), (False, True), TILES)]
+    return [WgmmaKernelSpec(dtype, act, bias_mode, has_c, save_z, tile, B_SWAP_OFFSETS, out)
+            for dtype, act, bias_mode, has_c, save_z, tile, out
+            in product(DTYPES, ACT_KINDS, BIAS_MODES, (False, True), (False, True), TILES, OUT_DTYPES)]
 
 
 def all_builds() -> list[WgmmaBuild]:
@@ -349,7 +355,7 @@ def _kernel(spec: WgmmaKernelSpec):
 def launch(spec: WgmmaKernelSpec, a, b, d, *, c=None, bias=None, z=None, alpha: float = 1.0, beta: float = 0.0,
            leaky_slope: float = 0.01, stream=None, sm_count: int = 132, grid: int | None = None) -> None:
     """Launch one instantiation on validated, contiguous device arrays: A (M, K) and B (K, N) f16/bf16,
-    D (and Z, C, bias) f32. `stream`: a CuPy stream (default: CuPy's current stream)."""
+    D in spec.out_dtype, Z, C and bias f32. `stream`: a CuPy stream (default: CuPy's current stream)."""
     m, k = a.shape
     n = b.shape[1]
     tile = spec.tile_config

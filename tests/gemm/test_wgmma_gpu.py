@@ -30,6 +30,8 @@ def cp():
     specs += [_combo_spec(i) for i in range(len(COMBOS))]
     specs += [wgmma.spec_for("f16", 1, 1, 1, tile=t) for t in TEST_TILES]
     specs += [wgmma.spec_for("f16", 70, 136, 48, act=act, bias_mode="per_n") for act in NAN_ACTS]
+    specs += [wgmma.spec_for(dt, m, n, k, act="gelu", bias_mode="per_m", tile=t, out_dtype=out)
+              for (m, n, k), dt, t, out in OUT_CASES]
     with ThreadPoolExecutor(16) as pool:
         list(pool.map(gpu.module, dict.fromkeys(s.build() for s in specs)))
     return cp
@@ -76,6 +78,8 @@ SIZES = [(1, 8, 8), (7, 24, 40), (131, 136, 72), (257, 264, 1000), (997, 520, 8)
 TEST_TILES = (*wgmma.TILES, "128x128p", "64x256p")
 COMBOS = list(itertools.product(ACT_KINDS, BIAS_MODES))
 NAN_ACTS = ("none", "relu", "gelu", "tanh")
+OUT_CASES = [((131, 136, 72), "f16", "128x256", "f16"), ((257, 264, 1000), "bf16", "128x128", "bf16"),
+             ((300, 1032, 200), "f16", "128x128p", "bf16"), ((7, 24, 40), "bf16", "64x256p", "f16")]
 
 
 def _combo_case(i):
@@ -130,3 +134,25 @@ def test_accumulator_registers_land_where_the_generated_indexing_says(cp):
         wgmma.launch(wgmma.spec_for("f16", m, n, k, tile=tile), cp.asarray(a), cp.asarray(b), d)
         expected = 256.0 * (np.arange(m)[:, None] % 128) + (np.arange(n)[None, :] % 256)
         np.testing.assert_array_equal(d.get(), expected, err_msg=f"tile {tile}")
+
+
+
+@pytest.mark.parametrize("case", range(len(OUT_CASES)))
+def test_f16_and_bf16_outputs(cp, case):
+    """D stored as f16 / bf16: within one rounding of the output type (2^-11 / 2^-8 relative) plus the f32
+    accumulation tolerance, of the float64 reference; every element written (poisoned first)."""
+    (m, n, k), dtype, tile, out = OUT_CASES[case]
+    rng = np.random.default_rng(77 + case)
+    a, a64 = _device_matrix(cp, rng.uniform(-1, 1, (m, k)).astype(np.float32), dtype)
+    b, b64 = _device_matrix(cp, rng.uniform(-1, 1, (k, n)).astype(np.float32), dtype)
+    bias = rng.uniform(-1, 1, (m,)).astype(np.float32)
+    d = cp.full((m, n), np.nan, dtype=cp.float16) if out == "f16" else cp.full((m, n), 0x7FC0, cp.uint16)  # NaN
+    spec = wgmma.spec_for(dtype, m, n, k, act="gelu", bias_mode="per_m", tile=tile, out_dtype=out)
+    wgmma.launch(spec, a, b, d, bias=cp.asarray(bias), alpha=1.5)
+    cp.cuda.runtime.deviceSynchronize()
+    host = d.get()
+    got = host.astype(np.float64) if out == "f16" else (host.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+    ref, _ = reference_gemm(a64, b64, bias=bias, bias_mode="per_m", act="gelu", alpha=1.5)
+    ulp = 2.0 ** -11 if out == "f16" else 2.0 ** -8
+    assert np.isfinite(got).all()
+    assert np.all(np.abs(got - ref) <= ulp * np.abs(ref) + 1e-3 * np.abs(ref).max())
