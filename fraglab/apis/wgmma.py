@@ -24,6 +24,7 @@ from ..runtime.build import KernelBuild
 from . import wgmma_model as wm
 from . import wgmma_probe as wp
 from .family import Family
+from .wgmma_model import accumulator_map  # noqa: F401  (the GEMM epilogue's entry point, re-exported)
 
 API = "wgmma"
 THREADS = wm.THREADS
