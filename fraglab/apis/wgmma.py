@@ -259,3 +259,7 @@ FAMILY = Family(
     model_archs=MODEL_ARCHITECTURES,
     capture=capture,
 )
+
+
+__all__ = ["FAMILY", "accumulator_map", "catalogue", "model_layout", "measure", "capture", "kernel_builds",
+           "layout_from_result", "plan_for", "smem_grid_text"]
