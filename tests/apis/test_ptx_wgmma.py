@@ -334,3 +334,15 @@ def test_captured_h100_atlas_agrees_with_model_and_between_methods():
         assert mma.same_map(onehot), spec.key
         assert mma.same_map(fam.model(spec, "mma")), spec.key
         assert onehot.missing_elements == 0 and onehot.duplicate_slots == 0, spec.key
+
+
+@pytest.mark.parametrize("n,atype,acc", [(24, "s8", "s32"), (40, "s8", "s32"), (48, "u8", "s32"), (56, "s8", "s32"),
+                                         (40, "e4m3", "f32"), (24, "tf32", "f32")])
+def test_valid_n_is_what_ptxas_accepts(n, atype, acc):
+    nvrtc = pytest.importorskip("cuda.bindings.nvrtc")
+    op = wp.Op(n, atype, acc)
+    err, prog = nvrtc.nvrtcCreateProgram(wp.source_text([op]).encode(), b"wgmma.cu", 0, [], [])
+    nvrtc.nvrtcAddNameExpression(prog, op.kernel.encode())
+    opts = [b"-std=c++17", f"--gpu-architecture={wp.ARCH}".encode()]
+    (status,) = nvrtc.nvrtcCompileProgram(prog, len(opts), opts)
+    assert (status == nvrtc.nvrtcResult.NVRTC_SUCCESS) == (n in wm.VALID_N[atype])
