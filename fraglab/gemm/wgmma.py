@@ -24,7 +24,7 @@ _CPP_TYPE = {"f16": "__half", "bf16": "__nv_bfloat16", "f32": "float"}
 BK = 64                           # fraglab::wgmma_gemm::kBK
 THREADS = 384                     # producer warpgroup + 2 consumer warpgroups
 TMA_ALIGN = 16                    # TMA: base address and every row stride a multiple of 16 bytes
-ACC_N = (128, 256)                # wgmma N the kernel instantiates (one m64nNk16 per consumer per k16 step)
+ACC_N = (64, 128, 256)               # wgmma N the kernel instantiates (one m64nNk16 per consumer per k16 step)
 _GEMM_DIR = Path(__file__).resolve().parent
 
 
@@ -79,6 +79,7 @@ class TileConfig:
 TILES: dict[str, TileConfig] = {
     "128x256": TileConfig(128, 256, 4),
     "128x128": TileConfig(128, 128, 6),
+    "128x64": TileConfig(128, 64, 8),
 }
 EXPERIMENTAL_TILES: dict[str, TileConfig] = {
     "128x128p": TileConfig(128, 128, 6, pingpong=True),
@@ -89,7 +90,9 @@ EXPERIMENTAL_TILES: dict[str, TileConfig] = {
     "128x128p4": TileConfig(128, 128, 4, pingpong=True),
 }
 _ANY_TILE = {**TILES, **EXPERIMENTAL_TILES}
-BIG_TILE_MIN_WAVES = 1.0   # 128x256 once it gives at least this many waves of tiles, else 128x128
+# The largest tile that still gives this many waves of tiles (measured: at 2048^3, 128 tiles of 128x256 on 132
+# SMs beat 256 of 128x128; at 1024^3, 64 tiles of 128x128 leave half the SMs idle).
+MIN_WAVES = 0.9
 # How the MN-major B descriptor's two byte offsets are assigned (see BDescOffsets in wgmma.cu):
 # False: leading = stride between 64-column blocks, stride = between 8-row swizzle atoms.
 B_SWAP_OFFSETS = False
@@ -246,8 +249,11 @@ def tiles_for(m: int, n: int, tile: TileConfig) -> int:
 
 
 def choose_tile(m: int, n: int, sm_count: int = 132) -> str:
-    """128x256 when it yields at least BIG_TILE_MIN_WAVES waves of tiles, else 128x128 (twice the tiles)."""
-    return "128x256" if tiles_for(m, n, TILES["128x256"]) >= BIG_TILE_MIN_WAVES * sm_count else "128x128"
+    """128x256, else 128x128, else 128x64: the first that yields at least MIN_WAVES waves of tiles."""
+    for name in ("128x256", "128x128"):
+        if tiles_for(m, n, TILES[name]) >= MIN_WAVES * sm_count:
+            return name
+    return "128x64"
 
 
 def tma_describable(k: int, n: int, itemsize: int, pointers: tuple[int, ...]) -> bool:

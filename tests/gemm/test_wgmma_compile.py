@@ -90,7 +90,8 @@ def test_tma_describable(k, n, pointers, ok):
 
 def test_choose_tile_by_waves():
     assert wgmma.choose_tile(8192, 8192, 132) == "128x256"     # 2048 tiles: 15 waves
-    assert wgmma.choose_tile(1024, 1024, 132) == "128x128"     # 32 tiles of 128x256: a quarter wave
+    assert wgmma.choose_tile(2048, 2048, 132) == "128x256"     # 128 tiles: 0.97 of a wave
+    assert wgmma.choose_tile(1024, 1024, 132) == "128x64"      # 64 tiles of 128x128: half a wave
 
 
 # ---- NVRTC from pip wheels (dev extra) ----
