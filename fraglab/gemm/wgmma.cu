@@ -1,11 +1,12 @@
 // Hopper GEMM: D = act(alpha * A @ B (+ beta * C) (+ bias)), A row-major M x K, B row-major K x N (f16/bf16),
-// f32 accumulate, D in f32, f16 or bf16 (Z in f32). TMA loads with 128B swizzle into a `Stages`-deep mbarrier ring; one producer
-// warpgroup (one thread issues TMA) and two consumer warpgroups (each m64 x BN of a 128 x BN tile, wgmma with
-// both operands in shared memory); setmaxnreg moves registers from the producer to the consumers; a persistent
-// grid walks the tiles in a grouped order (GroupM row-tiles share each column of B while it is in L2).
+// f32 accumulate, D in f32, f16 or bf16 (Z in f32). TMA loads with 128B swizzle into a `Stages`-deep mbarrier
+// ring; one producer warpgroup (one thread issues TMA) and two consumer warpgroups (wgmma with both operands in
+// shared memory; cooperative: each takes half the rows of every tile, ping-pong: each takes every other tile);
+// setmaxnreg moves registers from the producer to the consumers; a persistent grid walks the tiles in a grouped
+// order (GroupM row tiles share each column of B while it is in L2).
 // The epilogue runs in registers straight from the accumulators: which (row, col) each accumulator register holds
 // is NOT written here; fraglab/gemm/wgmma.py generates it from fraglab.apis.wgmma.accumulator_map and prepends
-// it as namespace fraglab::wgmma_acc (kRowBit/kColBit: per-thread base, kRowOff<N>/kColOff<N>: per-slot offsets).
+// it as namespace fraglab::wgmma_acc (kRowBit/kColBit: per-thread base, Slots<N>::kRowOff/kColOff: per slot).
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 
@@ -470,7 +471,8 @@ __global__ void __launch_bounds__(kThreads, 1)
         // Mainloops alternate between the consumers: this one starts only after the other one has passed the
         // waits of its previous tile. That also keeps every ring wait at most one phase ahead of the barrier
         // (the parity of a wait says nothing about phases further on).
-        if (local > 0) mbar_wait(&turn[consumer], (turns + consumer + 1) & 1);  // the other one's signal of tile local-1
+        // turn[c]'s phase p completes with the other consumer's p-th signal (its tile 2p or 2p+1).
+        if (local > 0) mbar_wait(&turn[consumer], (turns + consumer + 1) & 1);
         ++turns;
       }
       // A per-row / per-column bias goes to shared memory before the mainloop, so its load latency hides behind

@@ -203,7 +203,7 @@ def accumulator_header() -> str:
              "#define FRAGLAB_WGMMA_ACC_GENERATED 1", "namespace fraglab {", "namespace wgmma_acc {",
              "// (T128, V(N/2)) -> (M64, N): row = sum_b bit_b(t) * kRowBit[b] + Slots<N>::kRowOff[i] (col alike)",
              _cpp_array("kRowBit", first.row_bit), _cpp_array("kColBit", first.col_bit),
-             f"constexpr bool kPairsAdjacent = {'true' if all(t.pairs_adjacent for t in tables.values()) else 'false'};",
+             f"constexpr bool kPairsAdjacent = {str(all(t.pairs_adjacent for t in tables.values())).lower()};",
              "template <int N> struct Slots;"]
     for n, t in tables.items():
         lines += [f"template <> struct Slots<{n}> {{", "  static " + _cpp_array("kRowOff", t.row_off),

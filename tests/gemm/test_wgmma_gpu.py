@@ -151,7 +151,10 @@ def test_f16_and_bf16_outputs(cp, case):
     wgmma.launch(spec, a, b, d, bias=cp.asarray(bias), alpha=1.5)
     cp.cuda.runtime.deviceSynchronize()
     host = d.get()
-    got = host.astype(np.float64) if out == "f16" else (host.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+    if out == "f16":
+        got = host.astype(np.float64)
+    else:
+        got = (host.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
     ref, _ = reference_gemm(a64, b64, bias=bias, bias_mode="per_m", act="gelu", alpha=1.5)
     ulp = 2.0 ** -11 if out == "f16" else 2.0 ** -8
     assert np.isfinite(got).all()
