@@ -1,10 +1,44 @@
-"""fraglab: which lane and which slot of a tensor-core fragment holds which element, measured."""
+"""fraglab: which lane and which slot of a tensor-core fragment holds which element, measured.
 
-__version__ = "0.1.0"
+The package root only re-exports; nothing inside fraglab imports it. Public API, loaded on first use:
+    fraglab.__version__
+    fraglab.gemm(a, b, ...)          the tensor-core / SIMT GEMM with a fused epilogue (fraglab.gemm.api.gemm)
+    fraglab.catalogue(api=None)      every fragment fraglab knows (fraglab.apis.catalogue)
+    fraglab.FAMILIES                 the instruction families (fraglab.apis.FAMILIES)
+    fraglab.FraglabError             the base of every error fraglab reports
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from ._version import __version__
+
+# name -> (module, attribute), imported on first access so `import fraglab` stays free of CuPy and matplotlib
+_LAZY = {
+    "catalogue": ("fraglab.apis", "catalogue"),
+    "FAMILIES": ("fraglab.apis", "FAMILIES"),
+    "get_family": ("fraglab.apis", "get_family"),
+    "make_spec": ("fraglab.apis", "make_spec"),
+    "FragmentSpec": ("fraglab.layouts.spec", "FragmentSpec"),
+    "Layout": ("fraglab.layouts.layout", "Layout"),
+    "resolve_layout": ("fraglab.layouts.resolve", "resolve_layout"),
+    "FraglabError": ("fraglab.errors", "FraglabError"),
+    "InputError": ("fraglab.errors", "InputError"),
+}
 
 
-def gemm(*args, **kwargs):
-    """Tensor-core / SIMT GEMM with a fused epilogue; see fraglab.gemm_api.gemm."""
-    from .gemm_api import gemm as _gemm  # lazy: keeps `import fraglab` free of CuPy
+def __getattr__(name: str):
+    if name in _LAZY:
+        module, attr = _LAZY[name]
+        return getattr(importlib.import_module(module), attr)
+    if name == "gemm":
+        return importlib.import_module("fraglab.gemm")
+    raise AttributeError(f"module 'fraglab' has no attribute {name!r}")
 
-    return _gemm(*args, **kwargs)
+
+def __dir__():
+    return sorted([*globals(), *_LAZY, "gemm"])
+
+
+__all__ = ["__version__", "gemm", *_LAZY]

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # test helpers such as probe_sim
+sys.path.insert(0, str(Path(__file__).resolve().parent / "helpers"))  # shared test helpers (probe_sim, figure_fixtures)
 
 
 def _gpu_reason() -> str | None:
-    from fraglab import gpu
+    from fraglab.runtime import gpu
 
     ok, why = gpu.available()
     return None if ok else why
@@ -32,7 +32,7 @@ def pytest_collection_modifyitems(config, items):
 def no_gpu(monkeypatch):
     """Make fraglab behave as on a machine without a GPU, whatever this machine has."""
     monkeypatch.setenv("FRAGLAB_NO_GPU", "1")
-    from fraglab import gpu
+    from fraglab.runtime import gpu
 
     monkeypatch.setattr(gpu, "_CUPY", None)
     yield

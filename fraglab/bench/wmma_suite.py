@@ -1,0 +1,346 @@
+"""The check and benchmark suite behind `fraglab gemm --wmma`: the fused WMMA GEMM against its plain store,
+cuBLAS GemmEx, cuBLAS + an unfused epilogue and torch, with the register-only ceiling measured in the run.
+Rows go to fraglab.bench.report's tables, JSON and plot.
+"""
+
+from __future__ import annotations
+
+from ..gemm.wmma import is_aligned, launch, spec_for
+
+# ---------------------------------------------------------------------------------------------
+# Check and benchmark suite behind `fraglab gemm --wmma` (rows for fraglab.bench's table/JSON/plot)
+
+SUITE_KERNELS = ("wmma_fused", "wmma_plain", "cublas_gemmex", "cublas_unfused", "torch_addmm_act")
+CHECK_ROWS_ABOVE = 2048  # larger M: check a random sample of rows against the float64 reference
+CHECK_SAMPLE_ROWS = 96
+INTERLEAVED_ROUNDS = 6   # rounds over the kernels, in varying order (fraglab.bench.time_interleaved)
+
+
+def bf16_numpy_dtype(cp):
+    """numpy's bfloat16 (ml_dtypes) when this CuPy can hold it, else None (then bf16 travels as uint16 bits)."""
+    try:
+        import ml_dtypes
+        import numpy as np
+        dt = np.dtype(ml_dtypes.bfloat16)
+        cp.zeros(2, dtype=dt).view(cp.uint16)
+        return dt
+    except Exception:
+        return None
+
+
+def to_bf16_bits(cp, x32):
+    """float32 -> bf16 bit patterns (uint16), rounding to nearest even."""
+    bits = x32.view(cp.uint32)
+    return ((bits + cp.uint32(0x7FFF) + ((bits >> 16) & cp.uint32(1))) >> 16).astype(cp.uint16)
+
+
+def host_float64(x, dtype: str, bits: bool):
+    """A device input back on the host in float64 (exactly: f16/bf16 widen without rounding)."""
+    import numpy as np
+
+    h = x.get()
+    if dtype == "bf16" and bits:
+        return (h.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+    return h.astype(np.float64)
+
+
+def make_inputs(cp, m: int, n: int, k: int, dtype: str, *, has_c: bool, bias_mode: str, seed: int):
+    """One random input set (uniform in [-1, 1), never zeros): dict a, b, c, bias, bits."""
+    rng = cp.random.default_rng(seed)
+    uni = lambda shape: rng.random(shape, dtype=cp.float32) * 2 - 1  # noqa: E731
+    bits = False
+    if dtype == "f16":
+        a, b = uni((m, k)).astype(cp.float16), uni((k, n)).astype(cp.float16)
+    else:
+        bf = bf16_numpy_dtype(cp)
+        a, b = to_bf16_bits(cp, uni((m, k))), to_bf16_bits(cp, uni((k, n)))
+        if bf is not None:
+            a, b = a.view(bf), b.view(bf)
+        else:
+            bits = True
+    c = uni((m, n)) if has_c else None
+    shape = {"none": None, "per_m": (m,), "per_n": (n,), "full": (m, n)}[bias_mode]
+    bias = uni(shape) if shape else None
+    return {"a": a, "b": b, "c": c, "bias": bias, "bits": bits}
+
+
+def _sample_rows(m: int, seed: int):
+    import numpy as np
+
+    if m <= CHECK_ROWS_ABOVE:
+        return np.arange(m)
+    rng = np.random.default_rng(seed)
+    return np.unique(np.concatenate([[0, m - 1], rng.choice(m, CHECK_SAMPLE_ROWS, replace=False)]))
+
+
+def check_against_reference(cp, inputs: dict, d, z, *, dtype: str, act: str, bias_mode: str, alpha: float,
+                            beta: float, leaky_slope: float, seed: int = 0) -> dict:
+    """Compare D (and Z) with the float64 reference on all rows, or on sampled rows of a large M."""
+    from ..gemm.reference import check_result, reference_gemm
+
+    m = d.shape[0]
+    rows = _sample_rows(m, seed)
+    a64 = host_float64(inputs["a"], dtype, inputs["bits"])[rows]
+    b64 = host_float64(inputs["b"], dtype, inputs["bits"])
+    c = inputs["c"].get()[rows] if inputs["c"] is not None else None
+    bias = inputs["bias"].get() if inputs["bias"] is not None else None
+    if bias is not None and bias_mode in ("per_m", "full"):
+        bias = bias[rows]
+    d_ref, z_ref = reference_gemm(a64, b64, c=c, bias=bias, bias_mode=bias_mode, act=act, alpha=alpha, beta=beta,
+                                  leaky_slope=leaky_slope)
+    ok, max_abs, rel = check_result(d.get()[rows], d_ref, dtype, z_ref=z_ref)
+    if z is not None:
+        z_ok, z_abs, z_rel = check_result(z.get()[rows], z_ref, dtype)
+        ok, max_abs, rel = ok and z_ok, max(max_abs, z_abs), max(rel, z_rel)
+    return {"status": "PASSED" if ok else "FAILED", "max_err": max_abs, "rel_err": rel,
+            "checked_rows": int(len(rows))}
+
+
+def unfused_epilogue_kernel(cp, act: str, bias_mode: str, has_c: bool, save_z: bool):
+    """The same epilogue as one CuPy elementwise kernel over cuBLAS's f32 output (the unfused baseline).
+    Its activation is gemm/epilogue.cuh's, pasted in as the preamble, so both paths share one formula."""
+    from ..gemm.epilogue import act_cpp
+    from ..runtime.build import PACKAGE_DIR
+
+    preamble = (PACKAGE_DIR / "gemm" / "epilogue.cuh").read_text().replace("#pragma once", "")
+    ins = ["float32 acc"] + (["float32 c"] if has_c else []) + (["float32 bias"] if bias_mode != "none" else [])
+    ins += ["float32 alpha", "float32 beta", "float32 slope"]
+    outs = ["float32 d"] + (["float32 z"] if save_z else [])
+    body = "float pre = alpha * acc;" + (" pre = fmaf(beta, c, pre);" if has_c else "")
+    body += (" pre += bias;" if bias_mode != "none" else "") + (" z = pre;" if save_z else "")
+    body += f" d = fraglab::activate<{act_cpp(act)}>(pre, slope);"
+    name = f"fraglab_unfused_{act}_{bias_mode}_{int(has_c)}{int(save_z)}"
+    return cp.ElementwiseKernel(", ".join(ins), ", ".join(outs), body, name, preamble=preamble)
+
+
+def cublas_gemmex(cp, a, b, d, dtype: str) -> None:
+    """D (f32, row-major) = A @ B through cublasGemmEx: same input type, f32 output, f32 compute.
+    Row-major trick: cuBLAS is column-major, so compute D^T = B^T A^T."""
+    from cupy.cuda import cublas
+
+    m, k = a.shape
+    n = b.shape[1]
+    in_type = 2 if dtype == "f16" else 14                     # CUDA_R_16F, CUDA_R_16BF
+    compute = getattr(cublas, "CUBLAS_COMPUTE_32F", 68)
+    algo = getattr(cublas, "CUBLAS_GEMM_DEFAULT", -1)
+    one, zero = _HOST_SCALARS
+    handle = cp.cuda.device.get_cublas_handle()
+    cublas.gemmEx(handle, 0, 0, n, m, k, one.ctypes.data, b.data.ptr, in_type, n, a.data.ptr, in_type, k,
+                  zero.ctypes.data, d.data.ptr, 0, n, compute, algo)
+
+
+def _host_scalars():
+    import numpy as np
+    return np.ones(1, np.float32), np.zeros(1, np.float32)
+
+
+_HOST_SCALARS = _host_scalars()
+
+
+def torch_available() -> bool:
+    import importlib.util
+    return importlib.util.find_spec("torch") is not None
+
+
+def _reps_for(m: int, n: int, k: int) -> int:
+    est_ms = 2.0 * m * n * k / 4e14 * 1e3   # at ~400 TFLOP/s
+    return int(min(100, max(15, 150 / max(est_ms, 1e-3))))
+
+
+def run_suite(sizes, *, dtype: str = "f16", act: str = "none", bias_mode: str = "none", beta: float = 0.0,
+              alpha: float = 1.0, leaky_slope: float = 0.01, save_z: bool = False, check: bool = True,
+              bench: bool = True, baselines: bool = True, tile: str | None = None, progress=None) -> dict:
+    """Check and time the fused WMMA GEMM and its baselines for each (m, n, k).
+
+    Returns {"rows": [...] one per (kernel, size), "summary": [...] one per size with the ratios,
+    "ceiling_tflops" / "ceiling_sustained_tflops": the register-only WMMA rate measured in this run before
+    the sizes (burst) and after them (sustained), or None without bench, "device": provenance}.
+    """
+    from .. import bench as benchmod
+    from ..runtime import gpu
+    from . import peak
+    cp = gpu.cupy()
+    info = gpu.device_info()
+    sm_count = int(info["sm_count"])
+    has_c = beta != 0
+    ceiling = None
+    ceilings = []
+    if bench:  # measured before and after the GEMMs: the clock drifts under sustained tensor-core load
+        ceilings.append(peak.ceiling(dtype, peak.measure([peak.CEILING_PROBE[dtype]], progress=progress)))
+        ceiling = ceilings[0]
+    task = progress.add_task(f"gemm --wmma {dtype} {act} bias={bias_mode}", total=len(sizes)) if progress else None
+    rows, per_size = [], []  # per_size: each size's rows, summarised once both ceilings are known
+    for (m, n, k) in sizes:
+        per_set = (m * k + k * n) * 2 + (m * n * 4 if has_c else 0) + (m * n * 4 if bias_mode == "full" else 0)
+        sets = min(benchmod.rotation_count(per_set), max(1, (4 << 30) // per_set)) if bench else 1
+        inputs = [make_inputs(cp, m, n, k, dtype, has_c=has_c, bias_mode=bias_mode, seed=17 + s) for s in range(sets)]
+        d = cp.empty((m, n), dtype=cp.float32)
+        z = cp.empty((m, n), dtype=cp.float32) if save_z else None
+        aligned = is_aligned(k, n, tuple(x.data.ptr for x in (inputs[0]["a"], inputs[0]["b"], d)))
+        fused = spec_for(dtype, m, n, k, act=act, bias_mode=bias_mode, has_c=has_c, save_z=save_z, aligned=aligned,
+                         sm_count=sm_count, tile=tile if aligned else None)
+        plain = spec_for(dtype, m, n, k, aligned=aligned, sm_count=sm_count, tile=fused.tile)
+
+        def run_fused(i, spec=fused):
+            x = inputs[i]
+            launch(spec, x["a"], x["b"], d, c=x["c"], bias=x["bias"], z=z, alpha=alpha, beta=beta,
+                   leaky_slope=leaky_slope)
+
+        def run_plain(i, spec=plain):
+            launch(spec, inputs[i]["a"], inputs[i]["b"], d)
+
+        base = {"m": m, "n": n, "k": k, "dtype": dtype, "act": act, "bias": bias_mode, "beta": beta,
+                "save_z": save_z}
+        results: dict[str, dict] = {}
+        for name, fn, spec in (("wmma_fused", run_fused, fused), ("wmma_plain", run_plain, plain)):
+            row = dict(base, kernel=name, tile=spec.tile, aligned=spec.aligned, status="-", max_err=None,
+                       rel_err=None)
+            if check:
+                d.fill(cp.nan)  # poison: an element the kernel never writes stays NaN and fails
+                if z is not None:
+                    z.fill(cp.nan)
+                fn(0)
+                cp.cuda.runtime.deviceSynchronize()
+                if name == "wmma_fused":
+                    row.update(check_against_reference(cp, inputs[0], d, z, dtype=dtype, act=act,
+                                                       bias_mode=bias_mode, alpha=alpha, beta=beta,
+                                                       leaky_slope=leaky_slope))
+                else:  # the plain store: D = A @ B
+                    row.update(check_against_reference(cp, {**inputs[0], "c": None, "bias": None}, d, None,
+                                                       dtype=dtype, act="none", bias_mode="none", alpha=1.0,
+                                                       beta=0.0, leaky_slope=leaky_slope))
+            results[name] = row
+        if bench:
+            reps = _reps_for(m, n, k)
+            fns = {"wmma_fused": run_fused, "wmma_plain": run_plain}
+            if baselines:
+                fns.update(_baseline_fns(cp, inputs, base, dtype, act, bias_mode, has_c, save_z, alpha, beta,
+                                         leaky_slope))
+            timings = benchmod.time_interleaved(fns, rounds=INTERLEAVED_ROUNDS, reps=max(3, reps // INTERLEAVED_ROUNDS),
+                                                rotate=sets)
+            for name, t in timings.items():
+                results.setdefault(name, dict(base, kernel=name, status="-"))
+                results[name].update(ms=t.median_ms, p20_ms=t.p20_ms, p80_ms=t.p80_ms, reps=t.reps,
+                                     tflops=benchmod.tflops(m, n, k, t.median_ms))
+            if baselines and "torch_addmm_act" not in fns and torch_available():
+                results["torch_addmm_act"] = dict(base, kernel="torch_addmm_act", status="-",
+                                                  note="cuBLASLt fuses only per_n bias + relu/gelu, without C")
+        rows.extend(results.values())
+        per_size.append(list(results.values()))
+        if progress:
+            progress.advance(task)
+        inputs = d = z = None  # release this size's buffers before the next size allocates
+        cp.get_default_memory_pool().free_all_blocks()
+    sustained = None
+    if bench:  # the same probe after SUSTAIN_S s of itself: the power-capped state the long GEMMs ran in
+        sustained = peak.ceiling(dtype, peak.measure([peak.CEILING_PROBE[dtype]], sustain_s=peak.SUSTAIN_S))
+        ceilings.append(sustained)
+    summary = [summarize_size(size_rows, ceiling, sustained) for size_rows in per_size]
+    return {"rows": rows, "summary": summary, "ceiling_tflops": ceiling, "ceiling_sustained_tflops": sustained,
+            "ceiling_probe": peak.CEILING_PROBE[dtype], "ceiling_before_after": ceilings, "device": info}
+
+
+def _baseline_fns(cp, inputs, base, dtype, act, bias_mode, has_c, save_z, alpha, beta, leaky_slope) -> dict:
+    """What a user would otherwise run: cuBLAS alone, cuBLAS + the epilogue as one CuPy elementwise
+    kernel, and torch._addmm_activation (cuBLASLt's fused bias+ReLU/GELU) where it applies."""
+    m, n = base["m"], base["n"]
+    d0 = cp.empty((m, n), dtype=cp.float32)
+    out = cp.empty((m, n), dtype=cp.float32)
+    zout = cp.empty((m, n), dtype=cp.float32) if save_z else None
+    ew = unfused_epilogue_kernel(cp, act, bias_mode, has_c, save_z)
+
+    def bias_view(x):
+        b = x["bias"]
+        return b[:, None] if bias_mode == "per_m" else b
+
+    def run_cublas(i):
+        cublas_gemmex(cp, inputs[i]["a"], inputs[i]["b"], d0, dtype)
+
+    def run_unfused(i):
+        x = inputs[i]
+        cublas_gemmex(cp, x["a"], x["b"], d0, dtype)
+        args = [d0] + ([x["c"]] if has_c else []) + ([bias_view(x)] if bias_mode != "none" else [])
+        args += [cp.float32(alpha), cp.float32(beta), cp.float32(leaky_slope), out]
+        if save_z:
+            args.append(zout)
+        ew(*args)
+
+    fns = {"cublas_gemmex": run_cublas, "cublas_unfused": run_unfused}
+    if torch_available() and bias_mode == "per_n" and act in ("relu", "gelu", "gelu_tanh") and not has_c:
+        try:
+            fns["torch_addmm_act"] = _torch_fn(inputs, act)
+        except Exception:  # a torch that cannot share these arrays: the row stays empty
+            pass
+    return fns
+
+
+def _torch_fn(inputs, act):
+    """torch._addmm_activation on the same inputs, zero-copy through DLPack (its output is f16/bf16;
+    its GELU is cuBLASLt's tanh form)."""
+    import torch
+
+    def to_torch(x):
+        t = torch.from_dlpack(x)
+        return t.view(torch.bfloat16) if inputs[0]["bits"] else t
+
+    tin = [(to_torch(x["a"]), to_torch(x["b"])) for x in inputs]
+    tin = [(a, b, torch.from_dlpack(x["bias"]).to(a.dtype)) for (a, b), x in zip(tin, inputs)]
+    use_gelu = act != "relu"
+
+    def run_torch(i):
+        a_t, b_t, bias_t = tin[i]
+        torch._addmm_activation(bias_t, a_t, b_t, use_gelu=use_gelu)
+
+    run_torch(0)
+    return run_torch
+
+
+def summarize_size(rows: list[dict], ceiling: float | None, sustained_ceiling: float | None = None) -> dict:
+    """One row per size: each kernel's time and TFLOP/s plus the ratios the targets are about."""
+    by = {r["kernel"]: r for r in rows}
+    first = rows[0]
+    out = {"m": first["m"], "n": first["n"], "k": first["k"], "check": by.get("wmma_fused", {}).get("status", "-"),
+           "max_err": by.get("wmma_fused", {}).get("max_err"), "rel_err": by.get("wmma_fused", {}).get("rel_err"),
+           "tile": by.get("wmma_fused", {}).get("tile")}
+    for name in SUITE_KERNELS:
+        r = by.get(name, {})
+        out[f"{name}_ms"] = r.get("ms")
+        out[f"{name}_tflops"] = r.get("tflops")
+
+    def ratio(x, y):
+        return x / y if x is not None and y else None
+
+    out["fused_vs_cublas"] = ratio(out["wmma_fused_tflops"], out["cublas_gemmex_tflops"])
+    out["fused_speedup_vs_unfused"] = ratio(out["cublas_unfused_ms"], out["wmma_fused_ms"])
+    out["fused_vs_ceiling"] = ratio(out["wmma_fused_tflops"], ceiling)
+    out["fused_vs_sustained_ceiling"] = ratio(out["wmma_fused_tflops"], sustained_ceiling)
+    cost = ratio(out["wmma_fused_ms"], out["wmma_plain_ms"])
+    out["epilogue_cost"] = cost - 1 if cost is not None else None
+    return out
+
+
+# (key, header, format) of the two one-row-per-size tables `fraglab gemm --wmma --bench` prints
+SUMMARY_COLUMNS = (
+    ("size", "M x N x K", ""),
+    ("tile", "tile", ""),
+    ("wmma_fused_ms", "fused ms", ".4f"),
+    ("wmma_fused_tflops", "fused", ".1f"),
+    ("wmma_plain_tflops", "plain store", ".1f"),
+    ("cublas_gemmex_tflops", "cuBLAS", ".1f"),
+    ("cublas_unfused_tflops", "cuBLAS+ew", ".1f"),
+    ("torch_addmm_act_tflops", "torch", ".1f"),
+)
+RATIO_COLUMNS = (
+    ("size", "M x N x K", ""),
+    ("check", "check", ""),
+    ("fused_vs_cublas", "fused/cuBLAS", ".2f"),
+    ("fused_speedup_vs_unfused", "unfused/fused time", ".2f"),
+    ("fused_vs_ceiling", "fused/ceiling", ".2f"),
+    ("fused_vs_sustained_ceiling", "fused/sustained ceiling", ".2f"),
+    ("epilogue_cost", "epilogue cost", "+.1%"),
+)
+CHECK_COLUMNS = (
+    ("size", "M x N x K", ""), ("kernel", "kernel", ""), ("tile", "tile", ""), ("aligned", "aligned", ""),
+    ("status", "check", ""), ("max_err", "max abs err", ".2e"), ("rel_err", "rel err", ".2e"),
+    ("checked_rows", "rows checked", "d"),
+)

@@ -1,0 +1,144 @@
+"""`fraglab atlas capture|diff|show` and `fraglab verify`: record, compare and check atlases."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from ..errors import GpuUnavailable
+from .common import console
+
+atlas_app = typer.Typer(help="Record and compare atlases: every fragment layout of one GPU in one JSON file.",
+                        no_args_is_help=True)
+
+
+def _require_gpu(what: str) -> None:
+    from ..runtime import gpu
+
+    usable, why = gpu.available()
+    if not usable:
+        raise GpuUnavailable(f"{why} ({what} needs a GPU)")
+
+
+def _progress_capture():
+    from rich.progress import Progress
+
+    from ..probes.run import capture_atlas
+
+    with Progress(transient=True) as progress:
+        task = progress.add_task("probing", total=None)
+        return capture_atlas(lambda what, done, total: progress.update(task, description=what, completed=done,
+                                                                         total=total))
+
+
+@atlas_app.command("capture")
+def atlas_capture_command(
+    out: Annotated[Path, typer.Option(help="JSON file to write (written whole, or not at all; a folder: atlas.json inside)")],
+):
+    """Probe every fragment on the present GPU with every method and record it, with provenance."""
+    from ..files import check_suffix
+
+    check_suffix(out, "json")
+    _require_gpu("atlas capture")
+    captured = _progress_capture()
+    written = captured.save(out)
+    p = captured.provenance
+    typer.echo(f"wrote {written or 'stdout'}: {len(captured.entries)} fragments on {captured.describe()}, "
+               f"{len(captured.refused)} refused; {p['capture_seconds']} s ({p['compile_seconds']} s compiling)")
+    for key, why in captured.refused.items():
+        typer.echo(f"  refused {key}: {why}")
+
+
+@atlas_app.command("diff")
+def atlas_diff_command(
+    a: Annotated[Path, typer.Argument(help="First atlas JSON")],
+    b: Annotated[Path, typer.Argument(help="Second atlas JSON")],
+):
+    """List every slot that differs between two atlases (exit 1 if any does)."""
+    from ..layouts import atlas as atlas_mod
+
+    first, second = atlas_mod.load(a), atlas_mod.load(b)
+    lines = atlas_mod.diff(first, second)
+    typer.echo(f"A: {a} ({first.describe()})\nB: {b} ({second.describe()})")
+    for line in lines:
+        typer.echo(line)
+    typer.echo(f"{len(lines)} difference(s)" if lines else "no differences")
+    raise typer.Exit(1 if lines else 0)
+
+
+@atlas_app.command("show")
+def atlas_show_command(
+    path: Annotated[Optional[Path], typer.Argument(help="Atlas JSON (default: the bundled one)")] = None,
+):
+    """Summarise an atlas: its provenance and every fragment it holds."""
+    from rich.table import Table
+
+    from ..layouts import atlas as atlas_mod
+
+    found = atlas_mod.load_bundled() if path is None else atlas_mod.load(path)
+    con = console()
+    con.print(f"[bold]atlas[/bold] {found.path}: {found.describe()}")
+    for key, value in found.provenance.items():
+        con.print(f"  {key}: {value}")
+    table = Table(title_justify="left")
+    for name in ("fragment", "slots/lane", "duplicates", "ignored by MMA", "methods"):
+        table.add_column(name)
+    for spec in found.specs():
+        lay = found.layout(spec, "load")
+        table.add_row(spec.key, str(lay.num_elements), str(lay.duplicate_slots),
+                      str(lay.ignored_slots) if lay.reads_measured else "?", ",".join(found.entries[spec.key]))
+    con.print(table)
+    for key, why in found.refused.items():
+        con.print(f"refused {key}: {why}")
+
+
+def verify_table(rows, refused: dict[str, str]):
+    from rich.table import Table
+
+    table = Table(title="fraglab verify: methods x model x atlas", title_justify="left")
+    for name in ("fragment", "methods", "model", "atlas", "dup", "ignored", "result"):
+        table.add_column(name)
+    for r in rows:
+        style = "green" if r.ok else "bold red"
+        table.add_row(r.spec.key, r.methods, r.model, r.atlas, str(r.duplicates), str(r.ignored),
+                      f"[{style}]{'ok' if r.ok else '; '.join(r.problems)}[/{style}]")
+    for key, why in refused.items():
+        table.add_row(key, "-", "-", "-", "-", "-", f"[yellow]refused: {why}[/yellow]")
+    return table
+
+
+def verify() -> bool:
+    """Probe every fragment; print the methods x model x atlas table; True when every fragment agrees."""
+    from ..errors import AtlasError
+    from ..layouts import atlas as atlas_mod
+    from ..layouts.verify import check_combination
+    from ..runtime import gpu
+
+    _require_gpu("verify")
+    arch = gpu.compute_capability()
+    try:
+        bundled = atlas_mod.load_bundled(arch)
+    except AtlasError:
+        bundled = None
+    captured = _progress_capture()
+    rows = [check_combination(spec, {m: captured.raw_layout(spec, m) for m in captured.entries[spec.key]}, arch,
+                              bundled)
+            for spec in captured.specs()]
+    con = console()
+    con.print(verify_table(rows, captured.refused))
+    bad = [r for r in rows if not r.ok]
+    con.print(f"{len(rows) - len(bad)} of {len(rows)} fragments agree on {captured.describe()}; "
+              f"{len(captured.refused)} refused")
+    return not bad
+
+
+def verify_command():
+    """Probe every fragment on the GPU; check that the methods, the model and the atlas agree."""
+    raise typer.Exit(0 if verify() else 1)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(atlas_app, name="atlas")
+    app.command("verify")(verify_command)

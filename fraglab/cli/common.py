@@ -1,0 +1,48 @@
+"""What every command shares: the console, the choice enums, and the small parsing helpers."""
+
+from __future__ import annotations
+
+import sys
+from enum import Enum
+
+from rich.console import Console
+
+# Named exit codes (the one handler in cli/main.py maps FraglabError.exit_code onto these).
+SUCCESS, FAILED, BAD_INPUT = 0, 1, 2
+
+
+def console(file=None, width: int | None = None) -> Console:
+    return Console(file=file or sys.stdout, width=width, highlight=False, soft_wrap=False)
+
+
+class SourceChoice(str, Enum):
+    auto = "auto"
+    gpu = "gpu"
+    atlas = "atlas"
+    model = "model"
+
+
+class MethodChoice(str, Enum):
+    load = "load"
+    mma = "mma"
+    onehot = "onehot"
+
+
+class FormatChoice(str, Enum):
+    table = "table"
+    json = "json"
+    csv = "csv"
+    png = "png"
+    svg = "svg"
+    pdf = "pdf"
+
+
+class ViewChoice(str, Enum):
+    grid = "grid"
+    lanes = "lanes"
+
+
+class ColorBy(str, Enum):
+    lane = "lane"
+    slot = "slot"
+    register = "register"

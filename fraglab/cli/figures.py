@@ -1,0 +1,63 @@
+"""`fraglab figures`: regenerate every layout figure of the bundled atlas (the docs/figures folder)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from ..errors import AtlasError, FraglabError, InputError
+
+
+def _parse_formats(text: str) -> tuple[str, ...]:
+    from ..show.gallery import FORMATS
+
+    formats = tuple(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
+    bad = [f for f in formats if f not in FORMATS]
+    if not formats or bad:
+        raise InputError(f"invalid --format {text!r}: give one or more of {', '.join(FORMATS)}, separated by commas",
+                         argument="format")
+    return formats
+
+
+def figures_command(
+    out: Annotated[Path, typer.Option(help="Folder to write the figures and their manifest (figures.json) into")]
+    = Path("docs/figures"),
+    format: Annotated[str, typer.Option("--format", help="Comma-separated: svg, png, pdf (e.g. svg,png)")] = "svg",
+    atlas: Annotated[Optional[Path], typer.Option(
+        help="Atlas JSON to draw (from `fraglab atlas capture`); default: the bundled H200 atlas")] = None,
+):
+    """Draw every fragment of an atlas, and one MMA view per shape and type.
+
+    The same atlas gives byte-identical SVG and PDF files. Palettes for `fraglab layout --palette`:
+    tab20 (default), okabe-ito (colour-blind safe), cividis, grey (prints in greyscale).
+    """
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from ..layouts import atlas as atlas_mod
+    from ..show import gallery
+
+    formats = _parse_formats(format)
+    if out.exists() and not out.is_dir():
+        raise InputError(f"invalid --out {str(out)!r}: it is a file, not a folder", argument="out")
+    try:
+        source = atlas_mod.load(atlas) if atlas is not None else atlas_mod.load_bundled()
+    except AtlasError as exc:
+        if atlas is not None:
+            raise InputError(f"invalid --atlas {str(atlas)!r}: {exc}", argument="atlas") from None
+        raise FraglabError(f"no bundled atlas to draw from: {exc}", exit_code=1) from None
+
+    with Progress(TextColumn("[bold]figures[/]"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  TextColumn("{task.description}"), transient=False) as progress:
+        task = progress.add_task("", total=None)
+
+        def report(done: int, total: int, name: str) -> None:
+            progress.update(task, completed=done, total=total, description=name)
+
+        written = gallery.generate_all(out, source, formats=formats, progress=report)
+    typer.echo(f"wrote {len(written)} figures and {gallery.MANIFEST_NAME} into {out}")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("figures")(figures_command)

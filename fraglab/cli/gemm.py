@@ -1,0 +1,199 @@
+"""`fraglab gemm` (WMMA and SIMT GEMMs with a fused epilogue) and `fraglab peak`; registered by fraglab.cli.main.
+
+Parsing only: the work is in fraglab.bench.wmma_suite.run_suite (which launches through fraglab.gemm.api),
+fraglab.bench.simt_ladder.run_ladder and fraglab.bench.peak.measure; tables, JSON and plots come from
+fraglab.bench.report.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from ..errors import CheckFailed, InputError
+from ..gemm.epilogue import ACT_KINDS, BIAS_MODES, check_choice
+
+DEFAULT_BENCH_SIZES = (1024, 2048, 4096, 8192)
+DEFAULT_CHECK_SIZES = (1000, 1024)
+WMMA_DTYPES = ("f16", "bf16")
+
+SIMT_COLUMNS = (("size", "M x N x K", ""), ("kernel", "kernel", ""), ("status", "check", ""),
+                ("rel_err", "rel err", ".1e"), ("ms", "ms", ".4f"), ("tflops", "TFLOP/s", ".2f"),
+                ("pct_cublas", "% cuBLAS", ".1f"))
+
+
+def fail(message: str, argument: str | None = None) -> None:
+    """Bad input: one line and exit 2, through the CLI's one handler."""
+    raise InputError(message, argument=argument)
+
+
+_choice = check_choice  # the one choice check (InputError naming the option and the choices)
+
+
+def parse_sizes(size: Optional[str], m: Optional[int], n: Optional[int], k: Optional[int],
+                default: tuple[int, ...]) -> list[tuple[int, int, int]]:
+    """--size 1024,2048 (squares) or --m/--n/--k (one problem; a missing one takes --m's value)."""
+    if size is not None and any(v is not None for v in (m, n, k)):
+        fail("give either --size or --m/--n/--k, not both")
+    if size is not None:
+        try:
+            values = [int(s) for s in size.replace(" ", "").split(",") if s]
+        except ValueError:
+            fail(f"invalid --size {size!r}: a comma-separated list of positive integers, e.g. 1024,2048")
+        if not values or min(values) < 1:
+            fail(f"invalid --size {size!r}: a comma-separated list of positive integers, e.g. 1024,2048")
+        return [(v, v, v) for v in values]
+    if all(v is None for v in (m, n, k)):
+        return [(v, v, v) for v in default]
+    first = next(v for v in (m, n, k) if v is not None)
+    dims = tuple(v if v is not None else first for v in (m, n, k))
+    for name, v in zip(("--m", "--n", "--k"), dims):
+        if v < 1:
+            fail(f"invalid {name} {v}: must be a positive integer")
+    return [dims]
+
+
+def _label(row: dict) -> dict:
+    from ..bench.report import size_label
+    return dict(row, size=size_label(row)) if {"m", "n", "k"} <= row.keys() else row
+
+
+def _print_table(rows: list[dict], columns, title: str) -> None:
+    from rich.console import Console
+
+    from ..bench.report import rows_table
+    console = Console()
+    if not console.is_terminal:  # logs and pipes: wide enough that no column is cut
+        console = Console(width=max(console.width, 132))
+    console.print(rows_table([_label(r) for r in rows], columns, title))
+
+
+def gemm_command(
+    wmma: Annotated[bool, typer.Option("--wmma/--simt", help="Tensor-core WMMA GEMM (f16/bf16) or the FP32 SIMT ladder")] = True,
+    m: Annotated[Optional[int], typer.Option("--m", help="Rows of A and D (one problem; see --size)")] = None,
+    n: Annotated[Optional[int], typer.Option("--n", help="Columns of B and D")] = None,
+    k: Annotated[Optional[int], typer.Option("--k", help="Columns of A, rows of B")] = None,
+    size: Annotated[Optional[str], typer.Option(help="Square sizes, comma-separated, e.g. 1024,2048,4096")] = None,
+    dtype: Annotated[str, typer.Option(help="--wmma input type: f16 | bf16 (f32 accumulation and output)")] = "f16",
+    act: Annotated[str, typer.Option(help="Activation: " + " | ".join(ACT_KINDS))] = "none",
+    bias: Annotated[str, typer.Option(help="Bias: none | per_m (length M) | per_n (length N) | full (M x N)")] = "none",
+    alpha: Annotated[float, typer.Option(help="Scale of A @ B")] = 1.0,
+    beta: Annotated[float, typer.Option(help="Scale of C (a random f32 C is used when beta != 0)")] = 0.0,
+    save_z: Annotated[bool, typer.Option("--save-z", help="Also store the pre-activation Z")] = False,
+    leaky_slope: Annotated[float, typer.Option(help="Slope of leaky_relu below 0")] = 0.01,
+    check: Annotated[bool, typer.Option("--check", help="Compare with the float64 reference (default when --bench is not given)")] = False,
+    bench: Annotated[bool, typer.Option("--bench", help="Time against cuBLAS, cuBLAS + unfused epilogue and torch (CUDA events, medians)")] = False,
+    json_path: Annotated[Optional[Path], typer.Option("--json", help="Save every row (and the device) as JSON")] = None,
+    plot: Annotated[Optional[Path], typer.Option(help="Save a TFLOP/s chart (png, svg or pdf by suffix)")] = None,
+    kernel: Annotated[Optional[str], typer.Option(help="--simt: run only this rung of the ladder")] = None,
+    tile: Annotated[Optional[str], typer.Option(help="--wmma: force the block tile (256x128 | 128x64); default by size")] = None,
+):
+    """Run the GEMM with a fused epilogue: check it against float64 and/or benchmark it."""
+    _choice(act, ACT_KINDS, "--act")
+    _choice(bias, BIAS_MODES, "--bias")
+    if not check and not bench:
+        check = True
+    sizes = parse_sizes(size, m, n, k, DEFAULT_BENCH_SIZES if bench else DEFAULT_CHECK_SIZES)
+    if plot is not None and plot.suffix.lower() not in (".png", ".svg", ".pdf"):
+        fail(f"invalid --plot {str(plot)!r}: the suffix must be .png, .svg or .pdf")
+    if wmma:
+        _choice(dtype, WMMA_DTYPES, "--dtype")
+        if kernel is not None:
+            fail("--kernel picks a rung of the SIMT ladder: use it with --simt")
+        from ..gemm.wmma import ALIGNED_TILES
+        if tile is not None:
+            _choice(tile, ALIGNED_TILES, "--tile")
+    elif tile is not None:
+        fail("--tile applies to --wmma only")
+    elif dtype != "f16":
+        fail("--dtype applies to --wmma; the SIMT ladder is float32")
+
+    from .. import bench as benchmod
+
+    with benchmod.progress(transient=True) as prog:
+        if wmma:
+            from ..bench.wmma_suite import CHECK_COLUMNS, RATIO_COLUMNS, SUMMARY_COLUMNS, run_suite
+            result = run_suite(sizes, dtype=dtype, act=act, bias_mode=bias, alpha=alpha, beta=beta,
+                               leaky_slope=leaky_slope, save_z=save_z, check=check, bench=bench, tile=tile,
+                               progress=prog)
+            rows = result["rows"]
+        else:
+            from ..bench.simt_ladder import run_ladder
+            from ..gemm import simt as gemm_simt
+            if kernel is not None:
+                _choice(kernel, tuple(gemm_simt.RUNGS), "--kernel")
+            rows = run_ladder(sizes, kernel=kernel, check=check, bench=bench, act=act, bias_mode=bias,
+                              beta=beta, save_z=save_z, alpha=alpha, leaky_slope=leaky_slope, progress=prog)
+            result = {"rows": rows}
+
+    title = f"{'WMMA ' + dtype if wmma else 'SIMT f32'} GEMM, act={act}, bias={bias}, beta={beta}" + \
+        (", save Z" if save_z else "")
+    if wmma:
+        if check:
+            _print_table(rows, CHECK_COLUMNS, title + ": check against float64")
+        if bench:
+            ceiling, sustained = result.get("ceiling_tflops"), result.get("ceiling_sustained_tflops")
+            _print_table(result["summary"], SUMMARY_COLUMNS, title + ": TFLOP/s (2MNK / median time)")
+            note = f"register-only WMMA, measured in this run: {ceiling:.0f} TFLOP/s burst" if ceiling else ""
+            if ceiling and sustained:
+                note += f", {sustained:.0f} sustained under the power limit"
+            _print_table(result["summary"], RATIO_COLUMNS, "Ratios" + (f" (ceiling: {note})" if note else ""))
+    else:
+        _print_table(rows, SIMT_COLUMNS, title)
+    if json_path is not None:
+        try:
+            from ..runtime import gpu
+            result.setdefault("device", gpu.device_info())
+        except Exception:
+            pass
+        benchmod.save_json({"command": "gemm", "wmma": wmma, "dtype": dtype if wmma else "f32", "act": act,
+                            "bias": bias, "alpha": alpha, "beta": beta, "save_z": save_z, **result}, json_path)
+    if plot is not None and bench:
+        benchmod.plot_tflops(rows, plot, title)
+    failed = [r for r in rows if r.get("status") == "FAILED"]
+    if failed:
+        raise CheckFailed(f"{len(failed)} check(s) FAILED (tolerances: fraglab.gemm.reference.TOLERANCES)")
+
+
+def peak_command(
+    probe: Annotated[Optional[list[str]], typer.Option(help="Probe kernel(s) to run (default: all); see the table")] = None,
+    iters: Annotated[int, typer.Option(help="MMA loop iterations per warp")] = 8192,
+    sustain: Annotated[float, typer.Option(help="Seconds to run each probe before timing it: 0 = burst rate of a cool GPU; "
+                                           "3 = the rate kept up under the power limit, as during a long GEMM")] = 0.0,
+    sass: Annotated[bool, typer.Option("--sass/--no-sass", help="Check each probe's SASS (needs nvcc or cuda-bindings, and cuobjdump)")] = True,
+    json_path: Annotated[Optional[Path], typer.Option("--json", help="Save the rows (and the device) as JSON")] = None,
+):
+    """Register-only tensor-core rates (WMMA f16/bf16/tf32/u8, mma.sync): the ceiling for the GEMM."""
+    from .. import bench as benchmod
+    from ..bench import peak
+
+    for p in probe or []:
+        _choice(p, peak.PROBE_NAMES, "--probe")
+    if iters < 1:
+        fail(f"invalid --iters {iters}: must be a positive integer")
+    if not sustain >= 0 or sustain > 600:
+        fail(f"invalid --sustain {sustain}: seconds between 0 and 600")
+    from ..runtime import gpu
+    with benchmod.progress(transient=True) as prog:
+        rows = peak.measure(probe or None, iters=iters, sustain_s=sustain, progress=prog)
+    info = gpu.device_info()
+    checks = {}
+    if sass:
+        try:
+            checks = peak.sass_checks(f"sm_{info['compute_capability']}")
+        except Exception as exc:  # no compiler or disassembler here: say so in the table
+            typer.echo(f"fraglab: SASS not checked ({exc.__class__.__name__}: {str(exc).splitlines()[0]})", err=True)
+    for r in rows:
+        c = checks.get(r["kernel"])
+        r["sass"] = ("ok: " if c.ok else "SUSPECT: ") + c.note if c else "-"
+        r["sass_ok"] = c.ok if c else None
+    _print_table(rows, peak.COLUMNS, f"Register-only tensor-core rates on {info['gpu_name']}")
+    if json_path is not None:
+        benchmod.save_json({"command": "peak", "device": info, "rows": rows}, json_path)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("gemm")(gemm_command)
+    app.command("peak")(peak_command)

@@ -1,0 +1,200 @@
+"""`fraglab layout` (one fragment, or the three of one MMA) and `fraglab list` (the catalogue of every family)."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from ..errors import InputError
+from .common import ColorBy, FormatChoice, MethodChoice, SourceChoice, ViewChoice, console
+
+FIGURE_FORMATS = ("png", "svg", "pdf")
+TEXT_SUFFIX = {"table": "txt", "json": "json", "csv": "csv"}
+
+
+def _apis_help() -> str:
+    from ..apis import FAMILIES
+
+    return " | ".join(FAMILIES)
+
+
+def layout_command(
+    frag: Annotated[Optional[str], typer.Option(help="matrix_a | matrix_b | accumulator (not with --mma); other families: see `fraglab list`")] = None,
+    shape: Annotated[Optional[str], typer.Option(help="MMA shape, e.g. m16n16k16, m32n8k16, m8n32k16, m16n16k8, m8n8k4 (default: the family's first)")] = None,
+    dtype: Annotated[Optional[str], typer.Option(help="A/B: f16 bf16 tf32 f64 u8 s8 u4 s4 b1; accumulator: f16 f32 f64 s32 (default f16, f32 for the accumulator)")] = None,
+    layout: Annotated[Optional[str], typer.Option(help="row | col: memory layout (for the accumulator: how it is stored)")] = None,
+    api: Annotated[str, typer.Option(help="Instruction family, as in `fraglab list` (default wmma)")] = "wmma",
+    num: Annotated[Optional[int], typer.Option(help="ldmatrix/stmatrix: number of 8x8 matrices (1, 2, 4)")] = None,
+    trans: Annotated[Optional[bool], typer.Option("--trans/--no-trans", help="ldmatrix/stmatrix: .trans")] = None,
+    swizzle: Annotated[Optional[str], typer.Option(help="wgmma shared-memory operands: none | 32B | 64B | 128B")] = None,
+    major: Annotated[Optional[str], typer.Option(help="wgmma shared-memory operands: k | mn")] = None,
+    source: Annotated[SourceChoice, typer.Option(help="auto: the GPU if usable, else the bundled atlas, else the PTX model")] = SourceChoice.auto,
+    method: Annotated[MethodChoice, typer.Option(help="load: every holder; mma: identity MMA; onehot: which slots the MMA reads")] = MethodChoice.load,
+    format: Annotated[Optional[FormatChoice], typer.Option("--format", help="table | json | csv | png | svg | pdf (default: from --out's suffix, else table)")] = None,
+    out: Annotated[Optional[Path], typer.Option(help="Write here instead of stdout ('-': stdout; a folder: the default name inside; figures: default file name in the current folder)")] = None,
+    lane: Annotated[Optional[int], typer.Option(help="Highlight one lane (0..threads-1)")] = None,
+    view: Annotated[ViewChoice, typer.Option(help="grid: the matrix with each cell's holders; lanes: each lane's slots")] = ViewChoice.grid,
+    mma: Annotated[bool, typer.Option("--mma", help="Figure of A, B and the accumulator of one MMA, as C = A x B")] = False,
+    color_by: Annotated[ColorBy, typer.Option(help="Figures: colour cells by lane, slot or 32-bit register")] = ColorBy.lane,
+    palette: Annotated[str, typer.Option(help="Figures: colour palette (see `fraglab figures --help`)")] = "tab20",
+):
+    """Show which lane and slot of a fragment holds which (row, col) element."""
+    from ..files import check_suffix, format_from_suffix
+
+    fmt = format.value if format is not None else (format_from_suffix(out, tuple(f.value for f in FormatChoice))
+                                                   or "table")
+    check_suffix(out, fmt)
+    extras = {k: v for k, v in (("num", num), ("trans", trans), ("swizzle", swizzle), ("major", major))
+              if v is not None}
+    show_layout(api=api, frag=frag, shape=shape, dtype=dtype, layout=layout, extras=extras, source=source.value,
+                method=method.value, fmt=fmt, out=out, lane=lane, view=view.value, mma=mma,
+                color_by=color_by.value, palette=palette)
+
+
+def specs_for(api, frag, shape, dtype, layout, extras, mma):
+    """The fragment (or the A, B, C of one MMA) the options name; InputError for any bad combination."""
+    from ..apis import get_family, make_spec
+
+    family = get_family(api)
+    if mma:
+        if frag is not None:
+            raise InputError("--mma draws A, B and the accumulator together; leave out --frag", argument="frag")
+        if family.mma_specs is None:
+            raise InputError(f"--mma is not offered for --api {api}", argument="mma")
+        return list(family.mma_specs(shape, dtype, layout, **extras))
+    if frag is None and len(family.operands) > 1:  # one-operand families (ldmatrix) need no --frag
+        raise InputError(f"--frag is required: valid choices are {', '.join(family.operands)}"
+                         + (" (or --mma for all three)" if family.mma_specs is not None else ""), argument="frag")
+    return [make_spec(frag, shape, dtype, layout, api=api, **extras)]
+
+
+def show_layout(*, api="wmma", frag, shape, dtype, layout, extras=None, source, method, fmt, out, lane, view, mma,
+                color_by, palette) -> None:
+    from ..files import write_output
+    from ..layouts.resolve import resolve_layout
+    from ..layouts.spec import check_lane
+
+    specs = specs_for(api, frag, shape, dtype, layout, extras or {}, mma)
+    check_lane(lane, specs[0].threads)
+    if mma and fmt == "csv":
+        raise InputError("--mma writes a figure, tables or JSON: use --format png|svg|pdf|table|json", argument="format")
+    if fmt in FIGURE_FORMATS:
+        from ..show.palette import check_style
+
+        check_style(color_by, palette)
+    layouts = [resolve_layout(s, source, method) for s in specs]
+    if fmt in FIGURE_FORMATS:
+        _write_figure(layouts, fmt, out, lane, color_by, palette, mma)
+        return
+    if fmt == "table":
+        if out is None or str(out) == "-":
+            con = console()
+            width = max(con.width, 80)
+            for lay in layouts:
+                con.print(_table_view(lay, view, lane, width))
+            return
+        text = _tables_text(layouts, view, lane)
+    elif fmt == "json":
+        doc = layouts[0].to_dict() if not mma else {"matrix_a": layouts[0].to_dict(), "matrix_b": layouts[1].to_dict(),
+                                                     "accumulator": layouts[2].to_dict()}
+        text = json.dumps(doc, indent=1) + "\n"
+    else:
+        text = layouts[0].to_csv()
+    if out is None:
+        typer.echo(text, nl=not text.endswith("\n"))
+        return
+    written = write_output(out, text, default_name=_default_name(layouts, mma, TEXT_SUFFIX[fmt]))
+    if written is not None:
+        typer.echo(f"wrote {written}")
+
+
+def _default_name(layouts, mma: bool, suffix: str) -> str:
+    from ..show.gallery import default_figure_name
+
+    return default_figure_name(tuple(layouts) if mma else layouts[0], "svg", mma=mma)[:-3] + suffix
+
+
+def _table_view(layout, view, lane, width):
+    from ..show.tables import layout_view
+
+    return layout_view(layout, view, lane, width)
+
+
+def _tables_text(layouts, view, lane) -> str:
+    from rich.console import Console
+
+    con = Console(record=True, width=160, file=io.StringIO(), highlight=False)
+    for lay in layouts:
+        con.print(_table_view(lay, view, lane, 160))
+    return con.export_text()
+
+
+def _write_figure(layouts, fmt: str, out: Path | None, lane, color_by, palette, mma: bool) -> None:
+    from ..show import figure, gallery
+
+    fig = (figure.plot_mma(*layouts, lane=lane, color_by=color_by, palette=palette) if mma
+           else figure.plot_layout(layouts[0], lane=lane, color_by=color_by, palette=palette))
+    name = gallery.default_figure_name(tuple(layouts) if mma else layouts[0], fmt, mma=mma)
+    written = gallery.save_figure(fig, out if out is not None else Path(name), fmt, default_name=name)
+    if written is not None:
+        typer.echo(f"wrote {written}")
+
+
+def list_command(
+    format: Annotated[str, typer.Option("--format", help="table | json")] = "table",
+    api: Annotated[Optional[str], typer.Option(help="Only this instruction family (default: all)")] = None,
+):
+    """Print every valid fragment combination, family by family."""
+    if format not in ("table", "json"):
+        raise InputError(f"invalid --format {format!r}: valid choices are table, json", argument="format")
+    list_catalogue(format, api)
+
+
+def _slots(family, spec) -> int | None:
+    return family.slots(spec) if family.slots is not None else None
+
+
+def list_catalogue(fmt: str = "table", api: str | None = None) -> None:
+    from rich.table import Table
+
+    from ..apis import FAMILIES, get_family
+
+    families = [get_family(api)] if api is not None else list(FAMILIES.values())
+    if fmt == "json":
+        rows = []
+        for family in families:
+            for s in family.specs():
+                row = {**s.to_dict(), "rows": s.rows, "cols": s.cols, "threads": s.threads,
+                       "slots": _slots(family, s), "min_sm": s.min_sm}
+                if family.api == "wmma":  # kept for the WMMA rows' established shape
+                    row["experimental"] = (family.note(s) if family.note else "") == "experimental::precision"
+                rows.append(row)
+        typer.echo(json.dumps(rows, indent=1))
+        return
+    con = console()
+    for family in families:
+        specs = family.specs()
+        table = Table(title=f"{len(specs)} {family.title} (fraglab layout --api {family.api} --frag F --shape S "
+                            f"--dtype D --layout L)", title_justify="left")
+        extra_names = [n for n in ("num", "trans", "swizzle", "major") if any(getattr(s, n) is not None for s in specs)]
+        for name in ("frag", "shape", "dtype", "layouts", *extra_names, "matrix", "slots/lane", "needs", "note"):
+            table.add_column(name)
+        grouped: dict[tuple, list] = {}
+        for s in specs:
+            grouped.setdefault((s.frag, s.shape, s.dtype, *(getattr(s, n) for n in extra_names)), []).append(s)
+        for key, group in grouped.items():
+            s = group[0]
+            layouts = ",".join(dict.fromkeys(g.layout for g in group))
+            slots = _slots(family, s)
+            table.add_row(s.frag, s.shape, s.dtype, layouts, *(str(v) for v in key[3:]), f"{s.rows}x{s.cols}",
+                          "-" if slots is None else str(slots), f"sm_{s.min_sm}", family.note(s) if family.note else "")
+        con.print(table)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("layout")(layout_command)
+    app.command("list")(list_command)

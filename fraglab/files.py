@@ -1,0 +1,225 @@
+"""The one writer for every file fraglab writes: layouts, atlases, figures, tables, html, headers, JSON rows.
+
+Rules (issue 10, item 4):
+- "-" is stdout. An existing folder, or a path ending in "/", gets `default_name` inside it.
+- A symlink is followed: its target is replaced atomically and the link stays a link.
+- A fifo, a character device or any other non-regular file is written to directly, never replaced.
+- A new file gets the mode the umask gives (an existing one keeps its mode); the data lands whole or not at
+  all (temporary file beside the target, then rename), and a failure leaves nothing behind, not even the
+  folders this call created.
+- A suffix that belongs to another format than the one asked for is an InputError (`check_suffix`); with no
+  format given, the suffix chooses (`format_from_suffix`).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator, Union
+
+from .errors import FraglabError, InputError
+
+PathLike = Union[str, os.PathLike]
+
+# Which suffixes each output format owns; a suffix owned by another format contradicts --format.
+FORMAT_SUFFIXES: dict[str, tuple[str, ...]] = {
+    "json": (".json",), "csv": (".csv",), "png": (".png",), "svg": (".svg",), "pdf": (".pdf",),
+    "table": (".txt",), "html": (".html", ".htm"), "header": (".h", ".hpp", ".cuh"),
+}
+
+
+def is_stdout(path: PathLike | None) -> bool:
+    return path is None or str(path) == "-"
+
+
+def format_from_suffix(path: PathLike | None, choices: tuple[str, ...] | None = None) -> str | None:
+    """The format a file name's suffix names (e.g. 'png' for a.png), or None when it names none of `choices`."""
+    if is_stdout(path):
+        return None
+    suffix = Path(path).suffix.lower()
+    for fmt, suffixes in FORMAT_SUFFIXES.items():
+        if suffix in suffixes and (choices is None or fmt in choices):
+            return fmt
+    return None
+
+
+def check_suffix(path: PathLike | None, fmt: str, argument: str = "--out") -> None:
+    """InputError when the file name's suffix belongs to a format other than `fmt` (png into a.json)."""
+    if is_stdout(path) or _names_folder(path):
+        return
+    named = format_from_suffix(path)
+    if named is not None and named != fmt:
+        raise InputError(f"invalid {argument} {str(path)!r}: its suffix says {named}, but --format is {fmt}; "
+                         f"use a {'/'.join(FORMAT_SUFFIXES.get(fmt, ('',)))} name or --format {named}",
+                         argument=argument)
+
+
+def _names_folder(path: PathLike) -> bool:
+    text = str(path)
+    return text.endswith(("/", os.sep)) or Path(text).is_dir()
+
+
+def target_path(path: PathLike, default_name: str) -> Path:
+    """Where `path` writes: default_name inside a folder (existing, or named with a trailing '/')."""
+    if _names_folder(path):
+        return Path(path) / default_name
+    return Path(path)
+
+
+def umask_mode() -> int:
+    """The mode an ordinary new file gets here (0o666 less the umask)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+def _make_parents(folder: Path) -> list[Path]:
+    """Create missing folders down to `folder`; return the ones created, deepest last."""
+    missing = []
+    probe = folder
+    while not probe.exists():
+        missing.append(probe)
+        if probe.parent == probe:
+            break
+        probe = probe.parent
+    created = []
+    try:
+        for p in reversed(missing):
+            p.mkdir()
+            created.append(p)
+    except OSError:
+        _remove_folders(created)
+        raise
+    return created
+
+
+def _remove_folders(created: list[Path]) -> None:
+    for p in reversed(created):
+        try:
+            p.rmdir()
+        except OSError:
+            pass
+
+
+def _as_bytes(data: str | bytes) -> bytes:
+    return data.encode() if isinstance(data, str) else bytes(data)
+
+
+def _replace_atomically(target: Path, payload: bytes) -> None:
+    """Temporary file in the target's folder, then rename over it (keeping an existing file's mode)."""
+    try:
+        mode = stat.S_IMODE(target.stat().st_mode)
+    except FileNotFoundError:
+        mode = umask_mode()
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(payload)
+        os.chmod(tmp, mode)  # mkstemp makes 0600; the file is an ordinary one
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def _write_path(target: Path, payload: bytes) -> None:
+    real = Path(os.path.realpath(target))  # a symlink: replace what it points at, keep the link
+    if real.exists() and not real.is_file():
+        if real.is_dir():
+            raise InputError(f"cannot write {str(target)!r}: it is a folder", argument="--out")
+        with open(real, "wb") as fh:  # fifo, device, socket: write into it, never replace the node
+            fh.write(payload)
+        return
+    created = _make_parents(real.parent)
+    try:
+        _replace_atomically(real, payload)
+    except BaseException:
+        _remove_folders(created)
+        raise
+
+
+def write_output(path: PathLike | None, data: str | bytes, *, default_name: str, argument: str = "--out") -> Path | None:
+    """Write `data` to `path` by the rules above; returns the file written, or None for stdout."""
+    if is_stdout(path):
+        if isinstance(data, bytes):
+            sys.stdout.flush()
+            sys.stdout.buffer.write(data)
+            sys.stdout.buffer.flush()
+        else:
+            sys.stdout.write(data)
+            sys.stdout.flush()
+        return None
+    target = target_path(path, default_name)
+    try:
+        _write_path(target, _as_bytes(data))
+    except FraglabError:
+        raise
+    except OSError as exc:
+        raise FraglabError(f"cannot write {str(target)!r}: {exc.strerror or exc}", argument=argument,
+                           exit_code=1) from None
+    return target
+
+
+class _Staging:
+    """Files staged beside their final names in one folder; `write_many` renames them all at the end."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self.staged: list[tuple[str, Path]] = []
+
+    def write(self, name: str, data: str | bytes) -> Path:
+        if any(n == name for n, _ in self.staged):
+            raise ValueError(f"{name} is written twice")
+        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=self.folder)
+        self.staged.append((name, Path(tmp)))
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(_as_bytes(data))
+        os.chmod(tmp, umask_mode())
+        return self.folder / name
+
+
+@contextmanager
+def write_many(folder: PathLike, argument: str = "--out") -> Iterator[_Staging]:
+    """All-or-nothing writing of many files into one folder (figures, a gallery):
+
+        with write_many(out) as files:
+            files.write("a.svg", data)
+
+    Every file is staged first; only when the block finishes are they renamed into place. An error inside the
+    block removes what was staged and the folders this call created."""
+    folder = Path(folder)
+    if folder.exists() and not folder.is_dir():
+        raise InputError(f"invalid {argument} {str(folder)!r}: it is a file, not a folder", argument=argument)
+    try:
+        created = _make_parents(folder)
+    except OSError as exc:
+        raise FraglabError(f"cannot create {str(folder)!r}: {exc.strerror or exc}", argument=argument,
+                           exit_code=1) from None
+    staging = _Staging(folder)
+    try:
+        yield staging
+        for name, tmp in staging.staged:
+            os.replace(tmp, folder / name)
+        staging.staged.clear()
+    except BaseException as exc:
+        for _, tmp in staging.staged:
+            try:
+                os.unlink(tmp)
+            except FileNotFoundError:
+                pass
+        _remove_folders(created)
+        if isinstance(exc, OSError):
+            raise FraglabError(f"cannot write into {str(folder)!r}: {exc.strerror or exc}", argument=argument,
+                               exit_code=1) from None
+        raise
+
+
+__all__ = ["write_output", "write_many", "check_suffix", "format_from_suffix", "target_path", "umask_mode",
+           "FORMAT_SUFFIXES"]

@@ -1,0 +1,47 @@
+"""The epilogue vocabulary, said once: activation kinds, bias modes, their C++ names and the bias shape rule.
+
+    pre = alpha * (A @ B) (+ beta * C) (+ bias);   Z = pre;   D = act(pre)
+
+The policy itself is gemm/epilogue.cuh (`fraglab::Epilogue<Act, Bias, HasC, SaveZ>`); the numpy twin is
+gemm/reference.py. A new activation: its C++ in epilogue.cuh, its name here, its formula in reference.py.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from ..errors import InputError
+
+ACT_KINDS = ("none", "relu", "leaky_relu", "gelu", "gelu_tanh", "silu", "sigmoid", "tanh")
+BIAS_MODES = ("none", "per_m", "per_n", "full")
+
+_ACT_CPP = dict(zip(ACT_KINDS, ("None", "ReLU", "LeakyReLU", "GELU", "GELUTanh", "SiLU", "Sigmoid", "Tanh")))
+_BIAS_CPP = dict(zip(BIAS_MODES, ("None", "PerM", "PerN", "Full")))
+
+
+def check_choice(value: str, valid: tuple[str, ...], argument: str) -> str:
+    """`value` if it is one of `valid`, else an InputError naming the argument and the choices."""
+    if value not in valid:
+        raise InputError(f"invalid {argument} {value!r}: valid choices are {', '.join(valid)}", argument=argument)
+    return value
+
+
+def act_cpp(act: str) -> str:
+    """'relu' -> 'fraglab::ActKind::ReLU'."""
+    return "fraglab::ActKind::" + _ACT_CPP[check_choice(act, ACT_KINDS, "act")]
+
+
+def bias_cpp(mode: str) -> str:
+    """'per_n' -> 'fraglab::BiasMode::PerN'."""
+    return "fraglab::BiasMode::" + _BIAS_CPP[check_choice(mode, BIAS_MODES, "bias_mode")]
+
+
+def epilogue_cpp(act: str, bias_mode: str, has_c: bool, save_z: bool) -> str:
+    """The C++ type of the policy, e.g. 'fraglab::Epilogue<fraglab::ActKind::ReLU, fraglab::BiasMode::PerN, false, false>'."""
+    return (f"fraglab::Epilogue<{act_cpp(act)}, {bias_cpp(bias_mode)}, "
+            f"{'true' if has_c else 'false'}, {'true' if save_z else 'false'}>")
+
+
+def bias_shape(bias_mode: str, m: int, n: int) -> Optional[tuple[int, ...]]:
+    """Shape the bias must have: (M,) per_m, (N,) per_n, (M, N) full, None for none."""
+    return {"none": None, "per_m": (m,), "per_n": (n,), "full": (m, n)}[check_choice(bias_mode, BIAS_MODES, "bias_mode")]

@@ -1,0 +1,122 @@
+"""The numpy twin of gemm/epilogue.cuh, in float64, and the tolerances GEMM results are judged by.
+
+    pre = alpha * (A @ B) (+ beta * C) (+ bias);   Z = pre;   D = act(pre)
+
+Inputs of any float dtype are widened exactly to float64, so the reference sees the very values the
+kernel saw (f16/bf16 inputs included) and the only differences left are the kernel's f32 accumulation
+order and f32 epilogue arithmetic. The names (ACT_KINDS, BIAS_MODES, the C++ names) live in gemm/epilogue.py
+and are re-exported here for the tests that check both.
+"""
+
+from __future__ import annotations
+
+import math
+import numpy as np
+
+from .epilogue import ACT_KINDS, BIAS_MODES, act_cpp, bias_cpp, bias_shape, check_choice, epilogue_cpp
+
+def _erfc(x: np.ndarray) -> np.ndarray:
+    try:
+        from scipy.special import erfc  # vectorised, when present
+        return erfc(x)
+    except ImportError:
+        return np.frompyfunc(math.erfc, 1, 1)(x).astype(np.float64)
+
+
+def activate(x: np.ndarray, act: str, leaky_slope: float = 0.01) -> np.ndarray:
+    """act(x) in float64, NaN in -> NaN out, limits at +-inf (as gemm/epilogue.cuh defines them)."""
+    check_choice(act, ACT_KINDS, "act")
+    x = np.asarray(x, dtype=np.float64)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        if act == "none":
+            y = x.copy()
+        elif act == "relu":
+            y = np.where(x < 0, 0.0, x)
+        elif act == "leaky_relu":
+            y = np.where(x < 0, x * leaky_slope, x)
+        elif act == "gelu":
+            y = 0.5 * x * _erfc(-x / math.sqrt(2.0))
+        elif act == "gelu_tanh":
+            y = 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x ** 3)))
+        elif act == "silu":
+            y = x / (1.0 + np.exp(-x))
+        elif act == "sigmoid":
+            y = 1.0 / (1.0 + np.exp(-x))
+        else:
+            y = np.tanh(x)
+    if act in ("gelu", "gelu_tanh", "silu"):
+        y = np.where(x == -np.inf, 0.0, y)  # x * 0 at -inf would be NaN; the limit is 0
+    return y
+
+
+def reference_gemm(a, b, *, c=None, bias=None, bias_mode: str = "none", act: str = "none", alpha: float = 1.0,
+                   beta: float = 0.0, leaky_slope: float = 0.01) -> tuple[np.ndarray, np.ndarray]:
+    """(D, Z) in float64 for D = act(alpha * a @ b + beta * c + bias), Z the pre-activation.
+
+    `c` is used when given (beta scales it, as the kernel's HasC path does); bias follows `bias_mode`.
+    """
+    a64 = np.asarray(a).astype(np.float64)
+    b64 = np.asarray(b).astype(np.float64)
+    if a64.ndim != 2 or b64.ndim != 2 or a64.shape[1] != b64.shape[0]:
+        raise ValueError(f"a {a64.shape} and b {b64.shape} do not chain as (M, K) @ (K, N)")
+    m, n = a64.shape[0], b64.shape[1]
+    with np.errstate(over="ignore", invalid="ignore"):
+        pre = alpha * (a64 @ b64)
+        if c is not None:
+            pre = pre + beta * np.asarray(c).astype(np.float64)
+        shape = bias_shape(bias_mode, m, n)
+        if shape is not None:
+            if bias is None:
+                raise ValueError(f"bias_mode {bias_mode!r} needs a bias of shape {shape}")
+            bias64 = np.asarray(bias).astype(np.float64)
+            if bias64.shape != shape:
+                raise ValueError(f"bias has shape {bias64.shape}; bias_mode {bias_mode!r} needs {shape}")
+            pre = pre + (bias64[:, None] if bias_mode == "per_m" else bias64)
+    return activate(pre, act, leaky_slope), pre
+
+
+# Judged as max|d - d_ref| / scale, scale = the largest finite |value| of D_ref (and of Z_ref when given:
+# an error made before a squashing activation stays an absolute error after it).
+# Inputs are exact in the reference, so only f32 accumulation and the f32 epilogue differ. Bound used:
+# a random-sign sum of K products rounded in f32 drifts ~ sqrt(K) * 2^-24 relative to its typical size;
+# tensor cores add truncation inside each MMA step. 1e-3 leaves >10x room at K = 8192 yet a missing
+# k-step, a wrong element or an unwritten (poisoned) element is off by 1e-2 or more at the sizes tested.
+TOLERANCES: dict[str, float] = {
+    "f16": 1e-3,   # f16 inputs, f32 accumulation (WMMA)
+    "bf16": 1e-3,  # bf16 inputs, f32 accumulation (WMMA)
+    "f32": 1e-4,   # f32 inputs, f32 FMA (SIMT): no tensor-core truncation
+}
+
+
+def check_result(d, d_ref, dtype: str, *, z_ref=None) -> tuple[bool, float, float]:
+    """(ok, max_abs_err, rel_err) of a kernel's D against the float64 reference.
+
+    Non-finite reference values must be reproduced exactly (NaN where NaN, the same infinity);
+    a NaN where the reference is finite (e.g. a poisoned, unwritten element) fails and counts as inf.
+    """
+    if dtype not in TOLERANCES:
+        raise ValueError(f"invalid dtype {dtype!r}: valid choices are {', '.join(TOLERANCES)}")
+    d64 = np.asarray(d).astype(np.float64)
+    ref = np.asarray(d_ref).astype(np.float64)
+    if d64.shape != ref.shape:
+        return False, math.inf, math.inf
+    finite = np.isfinite(ref)
+    nonfinite_ok = bool(np.all(np.isnan(d64[np.isnan(ref)]))) and bool(
+        np.all(d64[np.isinf(ref)] == ref[np.isinf(ref)]))
+    if finite.any():
+        diff = np.abs(d64[finite] - ref[finite])
+        max_abs = math.inf if not np.all(np.isfinite(diff)) else float(diff.max())
+        scale = float(np.abs(ref[finite]).max())
+    else:
+        max_abs, scale = 0.0, 0.0
+    if z_ref is not None:
+        z = np.asarray(z_ref).astype(np.float64)
+        zf = z[np.isfinite(z)]
+        if zf.size:
+            scale = max(scale, float(np.abs(zf).max()))
+    rel = max_abs / scale if scale > 0 else (0.0 if max_abs == 0 else math.inf)
+    return bool(nonfinite_ok and rel <= TOLERANCES[dtype]), max_abs, rel
+
+
+__all__ = ["ACT_KINDS", "BIAS_MODES", "act_cpp", "bias_cpp", "epilogue_cpp", "activate", "bias_shape",
+           "reference_gemm", "TOLERANCES", "check_result"]

@@ -1,0 +1,173 @@
+"""Atlases: every fragment layout measured on one GPU, with provenance, in one JSON file.
+
+An atlas is recorded on real hardware (`fraglab atlas capture`) and shipped in fraglab/data/ so that a
+machine without a GPU still answers from a measurement. Per fragment it keeps the slot map of every
+method: `cells[lane][slot]` = row * cols + col (-1: no element) and `reads[lane]` = one character
+per slot, '1' read by the MMA, '0' ignored, '?' not measured.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Iterable
+
+import numpy as np
+
+from ..errors import AtlasError
+from ..files import write_output
+from .layout import NO_ELEMENT, UNKNOWN, Layout, Source, with_reads
+from .spec import FragmentSpec
+
+ATLAS_FORMAT = 1
+DATA_DIR = Path(__file__).resolve().parent.parent / "data"
+DEFAULT_NAME = "atlas.json"
+_READ_CHARS = {1: "1", 0: "0", UNKNOWN: "?"}
+_CHAR_READS = {v: k for k, v in _READ_CHARS.items()}
+
+
+@dataclass
+class Atlas:
+    provenance: dict[str, Any]
+    entries: dict[str, dict[str, Any]] = field(default_factory=dict)  # key -> method -> Layout (or its encoding, decoded on use)
+    refused: dict[str, str] = field(default_factory=dict)             # key -> why it was not measured
+    path: Path | None = None
+
+    @property
+    def arch(self) -> int:
+        return int(self.provenance.get("compute_capability", 0))
+
+    def specs(self) -> list[FragmentSpec]:
+        return [FragmentSpec.from_key(k) for k in self.entries]
+
+    def has(self, spec: FragmentSpec, method: str = "load") -> bool:
+        return method in self.entries.get(spec.key, {})
+
+    def raw_layout(self, spec: FragmentSpec, method: str) -> Layout | None:
+        """The layout as recorded (decoded on first use, so loading an atlas stays cheap)."""
+        methods = self.entries.get(spec.key, {})
+        found = methods.get(method)
+        if isinstance(found, dict):
+            found = methods[method] = _decode(spec, method, found, self.source())
+        return found
+
+    def layout(self, spec: FragmentSpec, method: str = "load") -> Layout:
+        """The recorded layout; `load` gets mma_reads from the one-hot probe of the same capture."""
+        found = self.raw_layout(spec, method)
+        if found is None:
+            why = self.refused.get(spec.key)
+            raise AtlasError(f"the atlas ({self.describe()}) holds no {method} layout of {spec.describe()}"
+                             + (f": {why}" if why else ""))
+        if method == "load":
+            found = with_reads(found, self.raw_layout(spec, "onehot"))
+        return found
+
+    def source(self) -> Source:
+        prov = dict(self.provenance)
+        if self.path is not None:
+            prov["atlas_file"] = self.path.name
+        return Source("atlas", prov)
+
+    def describe(self) -> str:
+        p = self.provenance
+        return f"{p.get('gpu_name', '?')} sm_{p.get('compute_capability', '?')}, captured {p.get('captured', '?')}"
+
+    # ---- serialisation -------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        entries = {}
+        for key, methods in self.entries.items():
+            entries[key] = {m: enc if isinstance(enc, dict) else _encode(enc) for m, enc in methods.items()}
+        return {"fraglab_atlas": ATLAS_FORMAT, "provenance": self.provenance, "entries": entries,
+                "refused": self.refused}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], path: Path | None = None) -> "Atlas":
+        if data.get("fraglab_atlas") != ATLAS_FORMAT:
+            raise AtlasError(f"{path or 'document'} is not a fraglab atlas (format {ATLAS_FORMAT})")
+        entries = {key: dict(methods) for key, methods in data["entries"].items()}
+        return cls(data["provenance"], entries, dict(data.get("refused", {})), path)
+
+    def save(self, path: Path) -> Path | None:
+        """Write the atlas (whole or not at all; '-' is stdout); returns the file written."""
+        return write_output(path, json.dumps(self.to_dict(), separators=(",", ":"), sort_keys=False) + "\n",
+                            default_name=DEFAULT_NAME)
+
+
+def _encode(layout: Layout) -> dict[str, Any]:
+    cells = np.where(layout.row != NO_ELEMENT, layout.row * layout.spec.cols + layout.col, -1)
+    reads = ["".join(_READ_CHARS[int(v)] for v in lane) for lane in layout.mma_reads]
+    return {"cells": cells.tolist(), "reads": reads}
+
+
+def _decode(spec: FragmentSpec, method: str, enc: dict[str, Any], source: Source) -> Layout:
+    cells = np.asarray(enc["cells"], dtype=np.int32)
+    row = np.where(cells >= 0, cells // spec.cols, NO_ELEMENT)
+    col = np.where(cells >= 0, cells % spec.cols, NO_ELEMENT)
+    reads = np.array([[_CHAR_READS[ch] for ch in lane] for lane in enc["reads"]], dtype=np.int8)
+    return Layout(spec, method, source, row, col, reads)
+
+
+def load(path: Path) -> Atlas:
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise AtlasError(f"no atlas file at {path}") from None
+    except json.JSONDecodeError as exc:
+        raise AtlasError(f"{path} is not JSON ({exc})") from None
+    return Atlas.from_dict(data, path)
+
+
+def bundled_paths() -> list[Path]:
+    return sorted(DATA_DIR.glob("atlas_sm*.json"))
+
+
+@lru_cache(maxsize=None)
+def _load_cached(path: str) -> Atlas:
+    return load(Path(path))
+
+
+def load_bundled(arch: int | None = None) -> Atlas:
+    """The shipped atlas for `arch`, or the closest recorded architecture (the newest when arch is None)."""
+    paths = bundled_paths()
+    if not paths:
+        raise AtlasError(f"no atlas is bundled in {DATA_DIR}")
+    archs = {int(p.stem.split("_sm")[1]): p for p in paths}
+    target = max(archs) if arch is None else min(archs, key=lambda a: (abs(a - arch), -a))
+    return _load_cached(str(archs[target]))
+
+
+def diff(a: Atlas, b: Atlas) -> list[str]:
+    """Every slot that differs between two atlases, one line each (plus fragments only one holds)."""
+    lines: list[str] = []
+    for key in sorted(set(a.entries) | set(b.entries)):
+        if key not in b.entries:
+            lines.append(f"{key}: only in A")
+            continue
+        if key not in a.entries:
+            lines.append(f"{key}: only in B")
+            continue
+        spec = FragmentSpec.from_key(key)
+        for method in sorted(set(a.entries[key]) | set(b.entries[key])):
+            la, lb = a.raw_layout(spec, method), b.raw_layout(spec, method)
+            if la is None or lb is None:
+                lines.append(f"{key} {method}: only in {'B' if la is None else 'A'}")
+                continue
+            lines.extend(f"{key} {method}: {line}" for line in diff_layouts(la, lb))
+    return lines
+
+
+def diff_layouts(a: Layout, b: Layout) -> Iterable[str]:
+    if a.row.shape != b.row.shape:
+        yield f"slot count differs: {a.num_elements} vs {b.num_elements} per lane"
+        return
+    for lane, slot in zip(*np.nonzero((a.row != b.row) | (a.col != b.col) | (a.mma_reads != b.mma_reads))):
+        yield f"lane {lane} slot {slot}: {_slot_text(a, lane, slot)} vs {_slot_text(b, lane, slot)}"
+
+
+def _slot_text(layout: Layout, lane: int, slot: int) -> str:
+    r, c, reads = layout.row[lane, slot], layout.col[lane, slot], layout.mma_reads[lane, slot]
+    where = "none" if r == NO_ELEMENT else f"({r},{c})"
+    return where + {1: " read", 0: " ignored", UNKNOWN: ""}[int(reads)]

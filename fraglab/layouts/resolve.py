@@ -1,0 +1,86 @@
+"""Choosing where a layout comes from: the GPU, the bundled atlas, or the family's PTX model, with the reason.
+
+`auto` tries them in that order and notes on the layout's source why it fell back. The family (fraglab.apis)
+supplies the measurement and the model; this module only chooses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ..errors import AtlasError, CompileError, FraglabError, GpuUnavailable, InputError, ProbeError
+from . import atlas as atlas_mod
+from .layout import METHODS, Layout, with_reads
+from .spec import FragmentSpec
+
+SOURCES = ("auto", "gpu", "atlas", "model")
+
+
+def check_source(source: str, method: str = "load") -> None:
+    if source not in SOURCES:
+        raise InputError(f"invalid source {source!r}: valid choices are {', '.join(SOURCES)}", argument="source")
+    if method not in METHODS:
+        raise InputError(f"invalid method {method!r}: valid choices are {', '.join(METHODS)}", argument="method")
+
+
+def from_gpu(spec: FragmentSpec, method: str) -> Layout:
+    family = spec.family
+    if method not in family.methods:
+        raise InputError(f"invalid --method {method!r} for {spec.api}: valid choices are {', '.join(family.methods)}",
+                         argument="method")
+    methods = (method, "onehot") if method == "load" and "onehot" in family.methods else (method,)
+    results = family.measure(spec, methods)
+    return with_reads(results[method], results.get("onehot")) if method == "load" else results[method]
+
+
+def from_atlas(spec: FragmentSpec, method: str, arch: int | None = None) -> Layout:
+    return atlas_mod.load_bundled(arch).layout(spec, method)
+
+
+def from_model(spec: FragmentSpec, method: str) -> Layout:
+    found = spec.family.model(spec, method)
+    if found is None:
+        raise FraglabError(f"the PTX model does not cover {spec.describe()}", exit_code=1)
+    if method != "load":
+        found = noted(found, "the model predicts one map; it is shown for every method")
+    return found
+
+
+def noted(layout: Layout, note: str) -> Layout:
+    """The layout with a note on a copy of its source (atlas layouts are cached and shared)."""
+    return Layout(layout.spec, layout.method, replace(layout.source, note=note), layout.row, layout.col,
+                  layout.mma_reads)
+
+
+def resolve_layout(spec: FragmentSpec, source: str = "auto", method: str = "load") -> Layout:
+    """The layout from the requested source; `auto` tries GPU, then the atlas, then the model, and says why."""
+    check_source(source, method)
+    if source == "gpu":
+        return from_gpu(spec, method)
+    if source == "atlas":
+        return from_atlas(spec, method)
+    if source == "model":
+        return from_model(spec, method)
+    reasons: list[str] = []
+    arch = None
+    from ..runtime import gpu  # light: CuPy itself is imported only inside gpu.cupy()
+
+    usable, why = gpu.available()
+    if usable:
+        try:
+            return from_gpu(spec, method)
+        except (CompileError, GpuUnavailable, ProbeError) as exc:
+            reasons.append(f"the GPU probe failed ({str(exc).splitlines()[0]})")
+            arch = gpu.compute_capability()
+    else:
+        reasons.append(f"no usable GPU ({why})")
+    try:
+        found = from_atlas(spec, method, arch)
+        return noted(found, "; ".join(reasons) + "; answered from the bundled atlas")
+    except AtlasError as exc:
+        reasons.append(str(exc))
+    found = from_model(spec, method)
+    return noted(found, "; ".join(reasons) + "; answered from the PTX model")
+
+
+__all__ = ["SOURCES", "resolve_layout", "from_gpu", "from_atlas", "from_model", "noted", "check_source"]

@@ -1,0 +1,108 @@
+"""The one module that owns the GPU: lazy CuPy import, include folders, compilation, caching, errors.
+
+Nothing else in fraglab imports CuPy at module level, so the CLI and every CPU path work on a
+machine without a GPU, and `fraglab layout` answers quickly there.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from ..errors import CompileError, GpuUnavailable
+from .build import KernelBuild
+from .toolkit import include_dirs
+
+
+_CUPY = None
+
+
+def cupy():
+    """Import CuPy on first use; raise GpuUnavailable with the reason if it cannot be used."""
+    global _CUPY
+    if _CUPY is not None:
+        return _CUPY
+    if os.environ.get("FRAGLAB_NO_GPU"):
+        raise GpuUnavailable("the GPU is switched off by FRAGLAB_NO_GPU")
+    try:
+        import cupy as cp
+    except Exception as exc:  # ImportError, or a CuPy build that fails to load its CUDA libraries
+        raise GpuUnavailable(f"CuPy is not importable ({exc.__class__.__name__}: {exc}); "
+                             "install fraglab[cuda13] or fraglab[cuda12]") from None
+    try:
+        count = cp.cuda.runtime.getDeviceCount()
+    except Exception as exc:
+        raise GpuUnavailable(f"no CUDA driver or device ({exc})") from None
+    if count < 1:
+        raise GpuUnavailable("CUDA reports no device")
+    _CUPY = cp
+    return cp
+
+
+def available() -> tuple[bool, str]:
+    """(True, '') if a GPU is usable, else (False, reason)."""
+    try:
+        cupy()
+        return True, ""
+    except GpuUnavailable as exc:
+        return False, str(exc)
+
+
+def compute_capability() -> int:
+    """e.g. 90 for an H100/H200."""
+    cp = cupy()
+    return int(cp.cuda.Device().compute_capability)
+
+
+def device_info() -> dict[str, Any]:
+    """Provenance of measurements made on the present GPU."""
+    cp = cupy()
+    props = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
+    name = props["name"]
+    nvrtc = cp.cuda.nvrtc.getVersion()
+    return {
+        "gpu_name": name.decode() if isinstance(name, bytes) else str(name),
+        "compute_capability": compute_capability(),
+        "sm_count": int(props["multiProcessorCount"]),
+        "driver_version": _version(cp.cuda.runtime.driverGetVersion()),
+        "runtime_version": _version(cp.cuda.runtime.runtimeGetVersion()),
+        "nvrtc_version": f"{nvrtc[0]}.{nvrtc[1]}",
+        "cupy_version": cp.__version__,
+    }
+
+
+def _version(v: int) -> str:
+    return f"{v // 1000}.{(v % 1000) // 10}"
+
+
+_MODULES: dict[KernelBuild, Any] = {}
+
+
+def module(build: KernelBuild):
+    """The compiled RawModule for a build: compiled on first use, then cached in memory and on disk
+    (CuPy's cache, keyed on source and options; the options carry a hash of every .cu/.cuh)."""
+    if build in _MODULES:
+        return _MODULES[build]
+    cp = cupy()
+    options = build.all_options(include_dirs())
+    try:
+        mod = cp.RawModule(code=build.source_text(), options=options,
+                           name_expressions=list(build.name_expressions))
+        mod.compile()
+    except cp.cuda.compiler.CompileException as exc:
+        raise CompileError(f"NVRTC could not compile fraglab/{build.entry}", str(exc)) from None
+    _MODULES[build] = mod
+    return mod
+
+
+def function(build: KernelBuild, name: str):
+    """The kernel `name` (one of build.name_expressions)."""
+    return module(build).get_function(name)
+
+
+def synchronize() -> None:
+    cupy().cuda.runtime.deviceSynchronize()
+
+
+__all__ = ["GpuUnavailable", "CompileError", "cupy", "available", "compute_capability", "device_info",
+           "include_dirs", "module", "function"]

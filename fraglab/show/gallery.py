@@ -1,0 +1,177 @@
+"""Figures as files: encoding (deterministic SVG/PDF bytes), default names, and every figure of an atlas
+with its manifest (docs/figures). Files are written through fraglab.files (whole, or not at all).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Sequence
+
+from .._version import __version__
+from ..files import write_many, write_output
+from ..layouts.layout import Layout
+from .figure import plot_layout, plot_mma
+from .palette import FigureError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.figure import Figure
+
+FORMATS = ("png", "svg", "pdf")
+PNG_DPI = 150
+MANIFEST_NAME = "figures.json"
+
+_SAVE_RC = {
+    "svg.hashsalt": "fraglab",          # fixed ids: same figure, same bytes
+    "svg.fonttype": "none",             # text stays text: searchable, small, and testable
+    "font.sans-serif": ["DejaVu Sans"],  # one font (bundled with matplotlib) named in the SVG, not ten
+    "pdf.fonttype": 42,                  # TrueType in PDFs: selectable text
+}
+
+
+# ---- files ---------------------------------------------------------------------------------------------------
+
+def check_format(fmt: str) -> str:
+    if fmt not in FORMATS:
+        raise FigureError("format", f"invalid --format {fmt!r} for a figure: valid choices are {', '.join(FORMATS)}")
+    return fmt
+
+
+def figure_bytes(fig: "Figure", fmt: str) -> bytes:
+    """`fig` encoded as png|svg|pdf; SVG and PDF bytes are deterministic (fixed ids, no dates)."""
+    import matplotlib
+
+    check_format(fmt)
+    metadata: dict[str, Any] = {
+        "svg": {"Date": None},
+        "pdf": {"CreationDate": None, "ModDate": None},
+        "png": {},
+    }[fmt]
+    buf = io.BytesIO()
+    with matplotlib.rc_context(_SAVE_RC):
+        fig.savefig(buf, format=fmt, dpi=PNG_DPI if fmt == "png" else None, metadata=metadata)
+    return buf.getvalue()
+
+
+def save_figure(fig: "Figure", path: str | os.PathLike, fmt: str, *, default_name: str = "figure") -> Path | None:
+    """Write `fig` as png|svg|pdf through the one writer (whole or not at all; '-' is stdout)."""
+    data = figure_bytes(fig, fmt)
+    return write_output(path, data, default_name=default_name if "." in default_name else f"{default_name}.{fmt}")
+
+
+def default_figure_name(layout: "Layout | tuple[Layout, Layout, Layout]", fmt: str, *, mma: bool = False) -> str:
+    """e.g. wmma_matrix_a_m16n16k16_f16_row_load.png; MMA views: wmma_mma_m16n16k16_f16_row_col_f32_row_load.png.
+
+    With mma=True, `layout` is the (A, B, C) triple or just A (then B and C are not in the name).
+    """
+    check_format(fmt)
+    if mma:
+        if isinstance(layout, (tuple, list)):
+            a, b, c = layout
+            parts = (a.spec.api, "mma", a.spec.shape, a.spec.dtype, a.spec.layout, b.spec.layout,
+                     c.spec.dtype, c.spec.layout, a.method)
+        else:
+            s = layout.spec
+            parts = (s.api, "mma", s.shape, s.dtype, s.layout, layout.method)
+    else:
+        s = layout.spec
+        parts = (s.api, s.frag, s.shape, s.dtype, s.layout, layout.method)
+    return "_".join(parts) + "." + fmt
+
+
+# ---- every figure of an atlas --------------------------------------------------------------------------------
+
+def mma_triples(specs: Sequence[Any]) -> list[tuple[Any, Any, Any]]:
+    """One MMA view per (shape, input type) of every family that has MMA views, as `fraglab layout --mma`
+    draws it by default; only triples that `specs` holds whole."""
+    from ..apis import FAMILIES
+
+    out: list[tuple[Any, Any, Any]] = []
+    for family in FAMILIES.values():
+        if family.mma_views is not None:
+            out += family.mma_views([s for s in specs if s.api == family.api])
+    return out
+
+
+def layout_digest(layout: Layout) -> str:
+    """sha256 of what a figure draws (identity, source, slot map, reads): the figure is current iff it matches."""
+    doc = {k: v for k, v in layout.to_dict().items() if k != "fraglab"}
+    doc["source"].pop("note", None)  # why a source was chosen is not drawn
+    return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
+
+
+def generate_all(out_dir: str | os.PathLike, atlas: Any = None, *, formats: Sequence[str] = ("svg",),
+                 progress: Callable[[int, int, str], None] | None = None) -> list[Path]:
+    """Every fragment of the atlas (method load, MMA reads from the one-hot probe) and one MMA view per
+    (shape, input type), in each format; also writes figures.json, the manifest docs tests check.
+
+    progress(done, total, name) is called after each file. Files that an earlier run listed in the
+    manifest and this run no longer makes are removed; nothing else in out_dir is touched.
+    """
+    for fmt in formats:
+        check_format(fmt)
+    if atlas is None:
+        from ..layouts.atlas import load_bundled
+
+        atlas = load_bundled()
+    out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise FigureError("out", f"invalid --out {str(out)!r}: not a folder")
+
+    specs = list(atlas.specs())
+    layouts = {spec: atlas.layout(spec, method="load") for spec in specs}
+    jobs: list[tuple[str, list[Layout]]] = [("fragment", [layouts[s]]) for s in specs]
+    jobs += [("mma", [layouts[s] for s in triple]) for triple in mma_triples(specs)]
+    total = len(jobs) * len(formats)
+    written: list[Path] = []
+    entries = []
+    done = 0
+    manifest_path = out / MANIFEST_NAME
+    with write_many(out) as files:  # all figures and the manifest land together, or none does
+        for kind, lays in jobs:
+            fig = plot_layout(lays[0]) if kind == "fragment" else plot_mma(*lays)
+            for fmt in formats:
+                name = default_figure_name(lays[0] if kind == "fragment" else tuple(lays), fmt, mma=kind == "mma")
+                data = figure_bytes(fig, fmt)
+                written.append(files.write(name, data))
+                entries.append({
+                    "file": name, "kind": kind, "format": fmt,
+                    "specs": [lay.spec.key for lay in lays],
+                    "layouts_sha256": [layout_digest(lay) for lay in lays],
+                    "sha256": hashlib.sha256(data).hexdigest(),
+                })
+                done += 1
+                if progress is not None:
+                    progress(done, total, name)
+            fig.clear()
+        stale = _stale_files(manifest_path, {e["file"] for e in entries})
+        manifest = {
+            "generator": f"fraglab {__version__}",
+            "matplotlib": _matplotlib_version(),
+            "provenance": dict(getattr(atlas, "provenance", {}) or {}),
+            "figures": entries,
+        }
+        files.write(MANIFEST_NAME, json.dumps(manifest, indent=1, sort_keys=True, default=str) + "\n")
+    for path in stale:
+        path.unlink(missing_ok=True)
+    return written
+
+
+def _matplotlib_version() -> str:
+    import matplotlib
+
+    return matplotlib.__version__
+
+
+def _stale_files(manifest_path: Path, keep: set[str]) -> list[Path]:
+    """Files an earlier run listed in the manifest that this run no longer makes (nothing else is touched)."""
+    if not manifest_path.exists():
+        return []
+    try:
+        old = json.loads(manifest_path.read_text())
+        return [manifest_path.parent / Path(e["file"]).name for e in old.get("figures", []) if e["file"] not in keep]
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return []  # a manifest we cannot read lists nothing we may remove

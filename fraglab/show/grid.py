@@ -1,0 +1,447 @@
+"""One fragment grid: what each cell shows, runs of cells, label plans, the key; the drawing engine of figures.
+
+Reading a figure: a cell is element (row, col) of the fragment's matrix; its label `T5 x3` says lane 5
+holds it in slot x[3]. Every holder is listed, so duplicated elements show several; a slot that the
+MMA was measured not to read is written in parentheses, `(x11)`. Grids too large for one label per
+cell are labelled by runs (`T5 x0-31`: lane 5 holds the run in consecutive slots).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Iterable
+
+import numpy as np
+
+from ..layouts.layout import Layout
+from .palette import _dim, _text_color
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.axes import Axes
+
+# Text metrics of DejaVu Sans, in units of the font size; good enough to fit labels into cells.
+_CHAR_W = 0.62
+_LINE_H = 1.22
+_FILL = 0.86            # share of a cell a label may cover
+_IDEAL_FONT = 7.5       # pt, cell labels
+_MIN_FONT = 5.5         # pt; below this a label is unreadable and runs (or nothing) are labelled instead
+_MIN_CELL_IN = 0.34
+_MAX_GRID_W_IN = 14.0
+_MAX_GRID_H_IN = 13.0
+_MAX_MMA_IN = 17.0      # width and height budget of the three grids of the MMA view
+
+# ---- what each cell shows --------------------------------------------------------------------------
+
+@dataclass
+class _Cell:
+    holders: list[tuple[int, int, int]]  # (lane, slot, reads: 1 read / 0 ignored / -1 unknown)
+
+    @property
+    def lanes(self) -> list[int]:
+        return list(dict.fromkeys(t for t, _, _ in self.holders))
+
+    def key_holder(self) -> tuple[int, int, int] | None:
+        """The holder whose lane/slot colours the cell: the first one the MMA reads (or may read)."""
+        for h in self.holders:
+            if h[2] != 0:
+                return h
+        return self.holders[0] if self.holders else None
+
+    @property
+    def all_ignored(self) -> bool:
+        return bool(self.holders) and all(h[2] == 0 for h in self.holders)
+
+
+def _slot_text(slot: int, reads: int) -> str:
+    return f"(x{slot})" if reads == 0 else f"x{slot}"
+
+
+def _cells(layout: Layout) -> list[list[_Cell]]:
+    grid = layout.holders()
+    reads = layout.mma_reads
+    return [[_Cell([(t, s, int(reads[t, s])) for t, s in grid[r][c]]) for c in range(layout.spec.cols)]
+            for r in range(layout.spec.rows)]
+
+
+def _label_lines(cell: _Cell, style: str) -> list[str]:
+    """The label of one cell in one of three styles (the figure picks the one needing the smallest cell)."""
+    lines: list[str] = []
+    for lane in cell.lanes:
+        slots = [_slot_text(s, rd) for t, s, rd in cell.holders if t == lane]
+        if style == "line":
+            lines.append(f"T{lane} " + ",".join(slots))
+        elif style == "stack":
+            lines.append(f"T{lane}")
+            lines.extend(slots)
+        elif style == "compact":  # copies the MMA ignores are counted, not listed: "x0 +3"
+            read = [f"x{s}" for t, s, rd in cell.holders if t == lane and rd != 0]
+            ignored = [s for t, s, rd in cell.holders if t == lane and rd == 0]
+            if read:
+                text = ",".join(read) + (f" +{len(ignored)}" if ignored else "")
+            else:
+                text = f"(x{ignored[0]})" + (f" +{len(ignored) - 1}" if len(ignored) > 1 else "")
+            lines += [f"T{lane}", text]
+        else:  # "two": lane, then its slots on one line
+            lines.append(f"T{lane}")
+            lines.append(",".join(slots))
+    return lines
+
+
+def _text_box(lines: list[str], font: float) -> tuple[float, float]:
+    """(width, height) in points of a block of text lines."""
+    if not lines:
+        return 0.0, 0.0
+    return max(len(s) for s in lines) * _CHAR_W * font, len(lines) * _LINE_H * font
+
+
+def _fit_font(lines: list[str], w_pt: float, h_pt: float, *, cap: float = _IDEAL_FONT) -> float:
+    if not lines:
+        return cap
+    tw, th = _text_box(lines, 1.0)
+    return min(cap, _FILL * w_pt / tw, _FILL * h_pt / th)
+
+
+def _best_label_style(cells: list[list[_Cell]]) -> tuple[str, float]:
+    """(style, square cell side in inches) that fits every label at the ideal font."""
+    best = ("two", float("inf"))
+    for style in ("two", "stack", "line"):
+        side = 0.0
+        for row in cells:
+            for cell in row:
+                w, h = _text_box(_label_lines(cell, style), _IDEAL_FONT)
+                side = max(side, w / _FILL, h / _FILL)
+        if side < best[1] - 1e-9:
+            best = (style, side)
+    return best[0], max(_MIN_CELL_IN, best[1] / 72.0)
+
+
+@dataclass
+class _Run:
+    """Consecutive cells along a row (or column) held by the same lanes in consecutive slots."""
+
+    r0: int
+    c0: int
+    length: int
+    vertical: bool
+    first: _Cell
+    last: _Cell
+
+    def text(self, slots: bool = True) -> str:
+        if not slots:
+            return ",".join(f"T{lane}" for lane in self.first.lanes)
+        parts = []
+        for lane in self.first.lanes:
+            a = [(s, rd) for t, s, rd in self.first.holders if t == lane]
+            b = [(s, rd) for t, s, rd in self.last.holders if t == lane]
+            slots = []
+            for (s0, rd), (s1, _) in zip(a, b):
+                span = f"x{s0}" if s0 == s1 else f"x{s0}-{s1}"
+                slots.append(f"({span})" if rd == 0 else span)
+            parts.append(f"T{lane} " + ",".join(slots))
+        return " ".join(parts)
+
+
+def _continues(prev: _Cell, cell: _Cell) -> bool:
+    """cell carries on prev's run: same lanes and read flags, every slot one further."""
+    if len(prev.holders) != len(cell.holders) or not cell.holders:
+        return False
+    return all(t0 == t1 and r0 == r1 and s1 == s0 + 1
+               for (t0, s0, r0), (t1, s1, r1) in zip(prev.holders, cell.holders))
+
+
+def _runs(cells: list[list[_Cell]], vertical: bool) -> list[_Run]:
+    rows, cols = len(cells), len(cells[0])
+    outer, inner = (cols, rows) if vertical else (rows, cols)
+    out: list[_Run] = []
+    for o in range(outer):
+        def at(i: int) -> _Cell:
+            return cells[i][o] if vertical else cells[o][i]
+
+        i = 0
+        while i < inner:
+            j = i + 1
+            while j < inner and _continues(at(j - 1), at(j)):
+                j += 1
+            if at(i).holders:
+                r0, c0 = (i, o) if vertical else (o, i)
+                out.append(_Run(r0, c0, j - i, vertical, at(i), at(j - 1)))
+            i = j
+    return out
+
+
+# ---- one grid ----------------------------------------------------------------------------------------
+
+@dataclass
+class _Coloring:
+    color_by: str
+    colors: list[tuple[float, float, float]]
+    lane: int | None
+
+    def index(self, layout: Layout, holder: tuple[int, int, int]) -> int:
+        t, s, _ = holder
+        if self.color_by == "lane":
+            return t
+        if self.color_by == "slot":
+            return s
+        return int(layout.register_of_slot()[s])
+
+
+def _key_count(layouts: Iterable[Layout], color_by: str) -> int:
+    n = 1
+    for lay in layouts:
+        if color_by == "lane":
+            n = max(n, lay.threads)
+        elif color_by == "slot":
+            n = max(n, lay.num_elements)
+        else:
+            n = max(n, int(lay.register_of_slot().max()) + 1)
+    return n
+
+
+@dataclass
+class _GridReport:
+    """What a drawn grid used, so the figure's notes explain exactly that."""
+
+    mode: str  # cell | run | lanes | none
+    font: float
+    duplicates: bool
+    ignored: bool
+    unread_cells: bool
+    empty_cells: bool
+    counted_copies: bool = False  # labels count ignored copies ("x0 +3") instead of listing them
+
+
+def _axis_names(layout: Layout) -> tuple[str, str]:
+    return {"matrix_a": ("row (m)", "col (k)"), "matrix_b": ("row (k)", "col (n)")}.get(
+        layout.spec.frag, ("row (m)", "col (n)"))
+
+
+def _tick_step(cell_pt: float, n: int) -> int:
+    for step in (1, 2, 4, 8, 16, 32, 64):
+        if step * cell_pt >= 11.0 or step >= n:
+            return step
+    return 64
+
+
+def _major_step(n: int) -> int:
+    return 8 if n <= 64 else 32
+
+
+def _draw_grid(ax: "Axes", layout: Layout, coloring: _Coloring, cell_w_pt: float, cell_h_pt: float,
+               *, cells: list[list[_Cell]] | None = None, plan: _LabelPlan | None = None,
+               gid: str = "grid") -> _GridReport:
+    """Draw one fragment's matrix into ax, cell (r, c) spanning [c, c+1] x [r, r+1] in data units."""
+    from matplotlib.collections import LineCollection, PolyCollection
+
+    rows, cols = layout.spec.rows, layout.spec.cols
+    cells = cells if cells is not None else _cells(layout)
+    plan = plan if plan is not None else _plan_labels(cells, cell_w_pt, cell_h_pt)
+    lane = coloring.lane
+
+    # Fill: one rectangle per horizontal stretch of one colour keeps SVG and PDF files small.
+    fill_polys, fill_colors, hatched = [], [], []
+    highlighted = np.zeros((rows, cols), dtype=bool)
+    for r in range(rows):
+        c = 0
+        while c < cols:
+            cell = cells[r][c]
+            key = cell.key_holder()
+            if key is None:
+                hatched.append((r, c))
+                c += 1
+                continue
+            rgb = coloring.colors[coloring.index(layout, key) % len(coloring.colors)]
+            lit = lane is None or lane in cell.lanes
+            highlighted[r, c] = lane is not None and lit
+            rgb = rgb if lit else _dim(rgb)
+            c1 = c + 1
+            while c1 < cols:
+                nxt = cells[r][c1]
+                kh = nxt.key_holder()
+                if kh is None:
+                    break
+                lit1 = lane is None or lane in nxt.lanes
+                rgb1 = coloring.colors[coloring.index(layout, kh) % len(coloring.colors)]
+                if (rgb1 if lit1 else _dim(rgb1)) != rgb:
+                    break
+                highlighted[r, c1] = lane is not None and lit1
+                c1 += 1
+            fill_polys.append([(c, r), (c1, r), (c1, r + 1), (c, r + 1)])
+            fill_colors.append(rgb)
+            c = c1
+    ax.add_collection(PolyCollection(fill_polys, facecolors=fill_colors, edgecolors="none", linewidths=0))
+    for r, c in hatched:  # a cell nobody holds
+        ax.add_patch(_rect(c, r, hatch="////", facecolor="white", edgecolor="0.6"))
+    for r, c in [(r, c) for r in range(rows) for c in range(cols) if cells[r][c].all_ignored]:  # every holder ignored: the MMA never reads this element
+        ax.add_patch(_rect(c, r, hatch="xx", facecolor="none", edgecolor="0.25"))
+
+    # Thin white lines between cells (when cells are big enough to show them), darker every 8.
+    minor_lw = 0.6 if min(cell_w_pt, cell_h_pt) >= 9 else 0.0  # on smaller cells they would drown the colours
+    segs_minor = [[(0, r), (cols, r)] for r in range(1, rows)] + [[(c, 0), (c, rows)] for c in range(1, cols)]
+    if minor_lw:
+        ax.add_collection(LineCollection(segs_minor, colors="white", linewidths=minor_lw))
+    mr, mc = _major_step(rows), _major_step(cols)
+    segs_major = ([[(0, r), (cols, r)] for r in range(mr, rows, mr)]
+                  + [[(c, 0), (c, rows)] for c in range(mc, cols, mc)])
+    if segs_major:
+        ax.add_collection(LineCollection(segs_major, colors="0.15", linewidths=0.9))
+    ax.add_patch(_rect(0, 0, w=cols, h=rows, facecolor="none", edgecolor="0.15", lw=1.0))
+
+    # Outline the highlighted lane's cells: an edge wherever a lit cell meets an unlit one.
+    if lane is not None and highlighted.any():
+        segs = []
+        lit = np.pad(highlighted, 1)
+        for r in range(rows):
+            for c in range(cols):
+                if not highlighted[r, c]:
+                    continue
+                if not lit[r, c + 1]:
+                    segs.append([(c, r), (c + 1, r)])
+                if not lit[r + 2, c + 1]:
+                    segs.append([(c, r + 1), (c + 1, r + 1)])
+                if not lit[r + 1, c]:
+                    segs.append([(c, r), (c, r + 1)])
+                if not lit[r + 1, c + 2]:
+                    segs.append([(c + 1, r), (c + 1, r + 1)])
+        ax.add_collection(LineCollection(segs, colors="black", linewidths=1.8, capstyle="projecting"))
+
+    _draw_labels(ax, layout, cells, coloring, plan, gid)
+    ax.set_gid(gid)
+
+    ax.set_xlim(0, cols)
+    ax.set_ylim(rows, 0)  # row 0 at the top, as a matrix is written
+    ax.set_aspect("auto")
+    for side in ax.spines.values():
+        side.set_visible(False)
+    xs, ys = _tick_step(cell_w_pt, cols), _tick_step(cell_h_pt, rows)
+    ax.set_xticks([c + 0.5 for c in range(0, cols, xs)], [str(c) for c in range(0, cols, xs)])
+    ax.set_yticks([r + 0.5 for r in range(0, rows, ys)], [str(r) for r in range(0, rows, ys)])
+    # Column numbers sit side by side: smaller when three digits share a narrow step.
+    ax.tick_params(axis="x", labelsize=7.5 if xs * cell_w_pt >= 16 else 6.0, length=0, pad=2)
+    ax.tick_params(axis="y", labelsize=7.5 if ys * cell_h_pt >= 9 else 6.0, length=0, pad=2)
+    ax.xaxis.tick_top()
+    ax.xaxis.set_label_position("top")
+    ylabel, xlabel = _axis_names(layout)
+    ax.set_xlabel(xlabel, fontsize=8, labelpad=3)
+    ax.set_ylabel(ylabel, fontsize=8, labelpad=3)
+    return _grid_report(layout, cells, plan)
+
+
+def _rect(x, y, *, w=1.0, h=1.0, **kw):
+    from matplotlib.patches import Rectangle
+
+    return Rectangle((x, y), w, h, **kw)
+
+
+def _cell_text_color(layout: Layout, cell: _Cell, coloring: _Coloring) -> str:
+    key = cell.key_holder()
+    rgb = coloring.colors[coloring.index(layout, key) % len(coloring.colors)]
+    if coloring.lane is not None and coloring.lane not in cell.lanes:
+        return "0.45"
+    return _text_color(rgb)
+
+
+@dataclass
+class _LabelPlan:
+    """How a grid is labelled: one label per cell, one per run of cells, or none (too small)."""
+
+    mode: str  # cell | run (lane and slots per run) | lanes (lane per run) | none
+    font: float = 0.0
+    style: str = "two"
+    runs: list[_Run] = field(default_factory=list)
+
+
+def _plan_labels(cells: list[list[_Cell]], cell_w_pt: float, cell_h_pt: float) -> _LabelPlan:
+    best, _ = _best_label_style(cells)
+    # Every holder listed if that fits; else ignored copies counted ("x0 +3"); else runs.
+    for style in (best, "compact"):
+        labels = [_label_lines(cell, style) for row in cells for cell in row if cell.holders]
+        font = min((_fit_font(lines, cell_w_pt, cell_h_pt) for lines in labels), default=_IDEAL_FONT)
+        if font >= _MIN_FONT:
+            return _LabelPlan("cell", font, style)
+    style = best
+    # Runs: the direction with fewer (so longer) runs. Every run gets a label or none does, since a
+    # half-labelled grid reads as if the rest were empty: first "T5 x0-31", then just "T5".
+    horizontal, vertical = _runs(cells, False), _runs(cells, True)
+    runs = vertical if len(vertical) < len(horizontal) else horizontal
+    for mode in ("run", "lanes"):
+        fonts = []
+        for run in runs:
+            along, across = (cell_h_pt, cell_w_pt) if run.vertical else (cell_w_pt, cell_h_pt)
+            chars = len(run.text(slots=mode == "run"))
+            fonts.append(min(_IDEAL_FONT, _FILL * across / _LINE_H, _FILL * run.length * along / (chars * _CHAR_W)))
+        if runs and min(fonts) >= _MIN_FONT:
+            return _LabelPlan(mode, min(fonts), style, runs)
+    return _LabelPlan("none")
+
+
+def _draw_labels(ax: "Axes", layout: Layout, cells: list[list[_Cell]], coloring: _Coloring,
+                 plan: _LabelPlan, gid: str) -> None:
+    """Labels carry SVG ids ({gid}-cell-R-C, {gid}-run-R-C) so a file can be checked against its layout."""
+    if plan.mode == "cell":
+        for r, row in enumerate(cells):
+            for c, cell in enumerate(row):
+                if cell.holders:
+                    ax.text(c + 0.5, r + 0.5, "\n".join(_label_lines(cell, plan.style)), ha="center",
+                            va="center", fontsize=plan.font, color=_cell_text_color(layout, cell, coloring),
+                            linespacing=1.1, gid=f"{gid}-cell-{r}-{c}")
+        return
+    for run in plan.runs:
+        if run.vertical:
+            x, y, rot = run.c0 + 0.5, run.r0 + run.length / 2, 90
+        else:
+            x, y, rot = run.c0 + run.length / 2, run.r0 + 0.5, 0
+        ax.text(x, y, run.text(slots=plan.mode == "run"), ha="center", va="center", rotation=rot,
+                fontsize=plan.font, color=_cell_text_color(layout, run.first, coloring),
+                gid=f"{gid}-run-{run.r0}-{run.c0}")
+
+
+def _grid_report(layout: Layout, cells: list[list[_Cell]], plan: _LabelPlan) -> "_GridReport":
+    return _GridReport(
+        mode=plan.mode, font=plan.font,
+        duplicates=layout.duplicate_slots > 0,
+        ignored=layout.ignored_slots > 0,
+        unread_cells=any(cell.all_ignored for row in cells for cell in row),
+        empty_cells=any(not cell.holders for row in cells for cell in row),
+        counted_copies=plan.mode == "cell" and plan.style == "compact" and layout.ignored_slots > 0,
+    )
+
+
+def _draw_key(ax: "Axes", coloring: _Coloring, n: int, ncols: int, box_pt: float) -> None:
+    """Colour key: one patch per lane (or slot, register), labelled with its index."""
+    from matplotlib.collections import PolyCollection
+
+    prefix = {"lane": "T", "slot": "x", "register": "r"}[coloring.color_by]
+    nrows = -(-n // ncols)
+    polys, cols_ = [], []
+    font = min(7.0, 0.8 * box_pt / (_CHAR_W * (len(prefix) + len(str(n - 1)))), 0.75 * box_pt / _LINE_H)
+    for i in range(n):
+        r, c = divmod(i, ncols)
+        rgb = coloring.colors[i % len(coloring.colors)]
+        lit = coloring.color_by != "lane" or coloring.lane is None or coloring.lane == i
+        rgb = rgb if lit else _dim(rgb)
+        polys.append([(c, r), (c + 1, r), (c + 1, r + 1), (c, r + 1)])
+        cols_.append(rgb)
+        ax.text(c + 0.5, r + 0.5, f"{prefix}{i}", ha="center", va="center", fontsize=font,
+                color=_text_color(rgb) if lit else "0.45")
+    ax.add_collection(PolyCollection(polys, facecolors=cols_, edgecolors="white", linewidths=0.8))
+    ax.set_xlim(0, ncols)
+    ax.set_ylim(nrows, 0)
+    ax.set_xticks([])
+    ax.set_yticks([])
+    for side in ax.spines.values():
+        side.set_visible(False)
+    title = {"lane": "colour: lane", "slot": "colour: slot x[i]", "register": "colour: 32-bit register"}
+    ax.set_title(title[coloring.color_by], fontsize=8, loc="left", pad=4)
+
+
+def _key_shape(n: int, color_by: str, *, wide: bool) -> int:
+    """Columns of the key: lanes as 8 quads of 4 (the MMA's groupID x threadID_in_group), else a strip."""
+    if wide:
+        return min(n, 32)
+    if color_by == "lane" and n == 32:
+        return 4
+    return min(n, 4 if n <= 16 else 8)
+
+
+# ---- titles and notes ------------------------------------------------------------------------------------

@@ -1,0 +1,100 @@
+"""fraglab.bench: statistics, FLOP counting, rotation sizing, atomic JSON and plots (CPU only)."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from fraglab import bench
+import fraglab.bench.timing  # noqa: F401  (monkeypatched below)
+
+
+def test_percentiles_match_numpy():
+    values = [5.0, 1.0, 4.0, 2.0, 3.0, 10.0]
+    for q in (0, 20, 50, 80, 100):
+        assert bench.percentile(values, q) == pytest.approx(np.percentile(values, q))
+    t = bench.summarize(values)
+    assert (t.median_ms, t.reps) == (3.5, 6) and t.p20_ms < t.median_ms < t.p80_ms
+
+
+def test_tflops():
+    assert bench.tflops(1000, 1000, 1000, 1.0) == pytest.approx(2.0)     # 2e9 FLOP in 1 ms
+    assert math.isnan(bench.tflops(10, 10, 10, 0.0))
+
+
+def test_rotation_count_covers_twice_the_l2():
+    l2 = 50 * 2**20
+    assert bench.rotation_count(4 * 2**20, l2) == 25
+    assert bench.rotation_count(512 * 2**20, l2) == 1
+    assert bench.rotation_count(1, l2) == 64                      # capped
+    with pytest.raises(ValueError):
+        bench.rotation_count(0, l2)
+
+
+def test_save_json_writes_whole_files_and_nan_as_null(tmp_path):
+    path = tmp_path / "sub" / "r.json"
+    bench.save_json({"x": np.float32(1.5), "nan": float("nan"), "arr": np.arange(3)}, path)
+    assert json.loads(path.read_text()) == {"x": 1.5, "nan": None, "arr": [0, 1, 2]}
+
+
+def test_save_json_leaves_nothing_behind_on_failure(tmp_path):
+    path = tmp_path / "r.json"
+    path.write_text("old")
+    with pytest.raises(TypeError):
+        bench.save_json({"bad": object()}, path)
+    assert path.read_text() == "old" and [p.name for p in tmp_path.iterdir()] == ["r.json"]
+
+
+ROWS = [{"kernel": k, "m": s, "n": s, "k": s, "tflops": t}
+        for k, s, t in [("a", 1024, 100.0), ("a", 2048, 300.0), ("b", 2048, 250.0), ("b", 1024, float("nan"))]]
+
+
+def test_plot_tflops_writes_a_png(tmp_path):
+    path = bench.plot_tflops(ROWS, tmp_path / "t.png", "title")
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_tflops_figure_has_one_line_per_kernel_and_skips_nan():
+    fig = bench.tflops_figure(ROWS, "t")
+    lines = fig.axes[0].get_lines()
+    assert [l.get_label() for l in lines] == ["a", "b"]
+    assert list(lines[1].get_ydata()) == [250.0]
+
+
+def test_rows_table_formats_and_dashes_missing():
+    from rich.console import Console
+
+    table = bench.rows_table([{"kernel": "x", "tflops": 12.345, "status": "PASSED"}, {"kernel": "y"}],
+                             [("kernel", "kernel", ""), ("tflops", "TF/s", ".1f"), ("status", "check", "")])
+    console = Console(record=True, width=80)
+    console.print(table)
+    text = console.export_text()
+    assert "12.3" in text and "PASSED" in text and text.count("-") >= 2
+
+
+def test_size_label():
+    assert bench.size_label({"m": 8, "n": 8, "k": 8}) == "8^3"
+    assert bench.size_label({"m": 8, "n": 4, "k": 2}) == "8x4x2"
+
+
+def test_interleaved_rounds_vary_the_order_and_pool_samples(monkeypatch):
+    """Every round times every variant once; after the first, the order is shuffled, so a variant follows
+    different neighbours (the power state a kernel starts in depends on the one before it)."""
+    names = ["fused", "plain", "cublas", "unfused", "torch"]
+    orders = bench.round_orders(names, 6)
+    assert orders[0] == names and all(sorted(o) == sorted(names) for o in orders)
+    assert orders == bench.round_orders(names, 6)  # seeded: a rerun times in the same order
+    predecessors = {o[o.index("fused") - 1] for o in orders if o.index("fused") > 0}
+    assert len(predecessors) >= 2
+
+    calls = []
+
+    def fake_samples(fn, *, warmup, reps, rotate):
+        calls.append(fn())
+        return [float(len(calls))] * reps
+
+    monkeypatch.setattr(bench.timing, "time_cuda_samples", fake_samples)
+    out = bench.time_interleaved({n: (lambda n=n: n) for n in names}, rounds=6, reps=2)
+    assert calls == [n for o in orders for n in o]
+    assert all(t.reps == 12 for t in out.values())

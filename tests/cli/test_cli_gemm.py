@@ -1,0 +1,142 @@
+"""`fraglab gemm` and `fraglab peak`: parsing, one-line errors (exit 2), and output files, with the GPU work patched."""
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from fraglab.cli.main import app
+
+runner = CliRunner()
+
+
+def _run(*args):
+    return runner.invoke(app, list(args))
+
+
+@pytest.mark.parametrize("args,fragment", [
+    (("gemm", "--act", "swish"), "invalid --act 'swish': valid choices are none, relu"),
+    (("gemm", "--bias", "row"), "invalid --bias 'row': valid choices are none, per_m, per_n, full"),
+    (("gemm", "--dtype", "f32"), "invalid --dtype 'f32': valid choices are f16, bf16"),
+    (("gemm", "--size", "10,abc"), "invalid --size"),
+    (("gemm", "--size", "0"), "invalid --size"),
+    (("gemm", "--size", "64", "--m", "8"), "either --size or --m/--n/--k"),
+    (("gemm", "--m", "-3"), "invalid --m -3"),
+    (("gemm", "--kernel", "naive_coalesced"), "--kernel picks a rung"),
+    (("gemm", "--tile", "64x64"), "invalid --tile '64x64'"),
+    (("gemm", "--simt", "--tile", "128x64"), "--tile applies to --wmma"),
+    (("gemm", "--bench", "--plot", "out.txt"), "invalid --plot"),
+    (("peak", "--probe", "wgmma"), "invalid --probe 'wgmma'"),
+    (("peak", "--iters", "0"), "invalid --iters 0"),
+    (("peak", "--sustain", "-1"), "invalid --sustain -1.0"),
+])
+def test_bad_input_is_one_line_and_exit_2(args, fragment):
+    res = _run(*args)
+    assert res.exit_code == 2, res.output
+    lines = [l for l in res.output.splitlines() if l.strip()]
+    assert len(lines) == 1 and fragment in lines[0]
+
+
+def test_no_gpu_is_a_runtime_failure(no_gpu):
+    res = _run("gemm", "--size", "64")
+    assert res.exit_code == 1 and "no usable GPU" in res.output and "Traceback" not in res.output
+
+
+def test_size_parsing():
+    from fraglab.cli.gemm import parse_sizes
+
+    assert parse_sizes("1024, 2048", None, None, None, ()) == [(1024, 1024, 1024), (2048, 2048, 2048)]
+    assert parse_sizes(None, 100, None, 7, ()) == [(100, 100, 7)]
+    assert parse_sizes(None, None, None, None, (5,)) == [(5, 5, 5)]
+
+
+FAKE = {
+    "rows": [{"kernel": "wmma_fused", "m": 64, "n": 64, "k": 64, "status": "PASSED", "max_err": 1e-6,
+              "rel_err": 1e-7, "ms": 0.01, "tflops": 0.05, "tile": "128x128", "aligned": True},
+             {"kernel": "cublas_gemmex", "m": 64, "n": 64, "k": 64, "status": "-", "ms": 0.02, "tflops": 0.03}],
+    "summary": [{"m": 64, "n": 64, "k": 64, "check": "PASSED", "wmma_fused_tflops": 0.05, "fused_vs_cublas": 1.7}],
+    "ceiling_tflops": 650.0, "ceiling_sustained_tflops": 540.0, "device": {"gpu_name": "fake"},
+}
+
+
+def test_wmma_bench_prints_the_table_and_writes_json_and_plot(monkeypatch, tmp_path):
+    from fraglab.bench import wmma_suite
+
+    seen = {}
+
+    def fake_suite(sizes, **kw):
+        seen.update(kw, sizes=sizes)
+        return FAKE
+
+    monkeypatch.setattr(wmma_suite, "run_suite", fake_suite)
+    res = _run("gemm", "--wmma", "--size", "64", "--act", "gelu", "--bias", "per_m", "--beta", "0.5", "--save-z",
+               "--check", "--bench", "--json", str(tmp_path / "r.json"), "--plot", str(tmp_path / "r.png"))
+    assert res.exit_code == 0, res.output
+    assert seen["sizes"] == [(64, 64, 64)] and seen["act"] == "gelu" and seen["bias_mode"] == "per_m"
+    assert seen["beta"] == 0.5 and seen["save_z"] and seen["check"] and seen["bench"]
+    assert "1.70" in res.output and "PASSED" in res.output
+    assert "650 TFLOP/s burst, 540 sustained" in res.output
+    saved = json.loads((tmp_path / "r.json").read_text())
+    assert saved["act"] == "gelu" and saved["rows"][0]["kernel"] == "wmma_fused"
+    assert (tmp_path / "r.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_a_failed_check_exits_1(monkeypatch):
+    from fraglab.bench import wmma_suite
+
+    failed = {**FAKE, "rows": [dict(FAKE["rows"][0], status="FAILED")]}
+    monkeypatch.setattr(wmma_suite, "run_suite", lambda sizes, **kw: failed)
+    res = _run("gemm", "--size", "64")
+    assert res.exit_code == 1 and "FAILED" in res.output
+
+
+def test_check_is_the_default_without_bench(monkeypatch):
+    from fraglab.bench import wmma_suite
+
+    seen = {}
+    monkeypatch.setattr(wmma_suite, "run_suite", lambda sizes, **kw: seen.update(kw) or FAKE)
+    assert _run("gemm").exit_code == 0
+    assert seen["check"] and not seen["bench"]
+
+
+def test_peak_prints_rates_and_sass_verdicts(monkeypatch, tmp_path):
+    from fraglab.bench import peak
+    from fraglab.runtime import gpu
+
+    rows = [{"probe": "wmma f16->f32", "kernel": "peak_wmma_f16_f32", "shape": "m16n16k16", "tflops": 648.0,
+             "unit": "TFLOP/s", "ms": 1.0}]
+    seen = {}
+    monkeypatch.setattr(peak, "measure", lambda kernels, iters, sustain_s, progress: seen.update(s=sustain_s) or rows)
+    monkeypatch.setattr(peak, "sass_checks", lambda arch: {"peak_wmma_f16_f32": peak.SassCheck(
+        "peak_wmma_f16_f32", 80, 0, True, "80 HMMA")})
+    monkeypatch.setattr(gpu, "device_info", lambda: {"gpu_name": "H200", "compute_capability": 90})
+    res = _run("peak", "--json", str(tmp_path / "p.json"))
+    assert res.exit_code == 0, res.output
+    assert seen["s"] == 0.0  # burst by default
+    assert _run("peak", "--sustain", "2.5", "--no-sass").exit_code == 0 and seen["s"] == 2.5
+    assert "648.0" in res.output and "ok: 80 HMMA" in res.output
+    assert json.loads((tmp_path / "p.json").read_text())["rows"][0]["sass_ok"] is True
+
+
+def test_simt_runs_the_ladder_and_prints_its_rows(monkeypatch, tmp_path):
+    from fraglab.bench import simt_ladder
+
+    seen = {}
+
+    def fake_ladder(sizes, **kw):
+        seen.update(kw, sizes=sizes)
+        return [{"kernel": "warp_tiled", "m": 512, "n": 512, "k": 512, "ms": 0.05, "tflops": 5.4,
+                 "pct_cublas": 81.0, "status": "PASSED", "max_err": 1e-6, "rel_err": 2e-7}]
+
+    monkeypatch.setattr(simt_ladder, "run_ladder", fake_ladder)
+    res = _run("gemm", "--simt", "--size", "512", "--kernel", "warp_tiled", "--bench", "--act", "silu",
+               "--json", str(tmp_path / "s.json"))
+    assert res.exit_code == 0, res.output
+    assert seen["kernel"] == "warp_tiled" and seen["act"] == "silu" and seen["sizes"] == [(512, 512, 512)]
+    assert "warp_tiled" in res.output and "81.0" in res.output
+    assert json.loads((tmp_path / "s.json").read_text())["dtype"] == "f32"
+
+
+def test_simt_rejects_an_unknown_rung():
+    res = _run("gemm", "--simt", "--kernel", "tensor_magic")
+    assert res.exit_code == 2 and "invalid --kernel 'tensor_magic'" in res.output

@@ -1,0 +1,158 @@
+"""The numpy epilogue reference against hand-computed values (CPU only)."""
+
+import math
+
+import numpy as np
+import pytest
+
+from fraglab.gemm.reference import (ACT_KINDS, BIAS_MODES, TOLERANCES, act_cpp, activate, bias_cpp, check_result,
+                                  epilogue_cpp, reference_gemm)
+
+# Values from the definitions (Phi(1) = 0.841344746..., e = 2.718281828...), not from the code under test.
+HAND = {
+    ("relu", -2.0): 0.0, ("relu", 3.0): 3.0,
+    ("leaky_relu", -2.0): -0.02, ("leaky_relu", 3.0): 3.0,
+    ("gelu", 1.0): 0.8413447460685429, ("gelu", -1.0): -0.15865525393145707, ("gelu", 0.0): 0.0,
+    ("gelu_tanh", 1.0): 0.8411919906082768, ("gelu_tanh", -1.0): -0.15880800939172324,
+    ("silu", 1.0): 0.7310585786300049, ("silu", -1.0): -0.2689414213699951,
+    ("sigmoid", 0.0): 0.5, ("sigmoid", 2.0): 0.8807970779778823,
+    ("tanh", 0.5): 0.46211715726000974, ("tanh", -0.5): -0.46211715726000974,
+    ("none", -7.25): -7.25,
+}
+
+
+@pytest.mark.parametrize("act,x", list(HAND))
+def test_activation_hand_values(act, x):
+    assert activate(np.array([x]), act)[0] == pytest.approx(HAND[(act, x)], rel=1e-12, abs=1e-15)
+
+
+def test_leaky_slope_is_a_parameter():
+    assert activate(np.array([-2.0]), "leaky_relu", leaky_slope=0.3)[0] == pytest.approx(-0.6)
+
+
+@pytest.mark.parametrize("act", ACT_KINDS)
+def test_nan_in_nan_out(act):
+    assert np.isnan(activate(np.array([np.nan]), act)[0])
+
+
+# Limits at +-inf: what the kernel must produce too.
+INF_LIMITS = {"none": (-math.inf, math.inf), "relu": (0.0, math.inf), "leaky_relu": (-math.inf, math.inf),
+              "gelu": (0.0, math.inf), "gelu_tanh": (0.0, math.inf), "silu": (0.0, math.inf),
+              "sigmoid": (0.0, 1.0), "tanh": (-1.0, 1.0)}
+
+
+@pytest.mark.parametrize("act", ACT_KINDS)
+def test_infinity_limits(act):
+    y = activate(np.array([-np.inf, np.inf]), act)
+    assert tuple(y) == INF_LIMITS[act]
+
+
+def test_far_tails_are_finite_and_tiny():
+    y = activate(np.array([-40.0]), "gelu")
+    assert np.isfinite(y[0]) and -1e-300 < y[0] <= 0.0
+
+
+A = np.array([[1.0, 2.0], [3.0, 4.0]])
+B = np.array([[5.0, 6.0], [7.0, 8.0]])       # A @ B = [[19, 22], [43, 50]]
+C = np.array([[1.0, 0.0], [0.0, 1.0]])
+
+
+def test_reference_alpha_beta_c():
+    d, z = reference_gemm(A, B, c=C, alpha=0.5, beta=2.0)
+    np.testing.assert_array_equal(z, [[11.5, 11.0], [21.5, 27.0]])
+    np.testing.assert_array_equal(d, z)
+
+
+@pytest.mark.parametrize("mode,bias,expected", [
+    ("per_m", [1.0, -1.0], [[20.0, 23.0], [42.0, 49.0]]),
+    ("per_n", [1.0, -1.0], [[20.0, 21.0], [44.0, 49.0]]),
+    ("full", [[1.0, 2.0], [3.0, 4.0]], [[20.0, 24.0], [46.0, 54.0]]),
+])
+def test_reference_bias_modes(mode, bias, expected):
+    d, z = reference_gemm(A, B, bias=np.array(bias), bias_mode=mode)
+    np.testing.assert_array_equal(z, expected)
+
+
+def test_reference_activation_applies_to_pre_and_z_keeps_pre():
+    d, z = reference_gemm(A, -B, bias=np.array([20.0, 0.0]), bias_mode="per_n", act="relu")
+    np.testing.assert_array_equal(z, [[1.0, -22.0], [-23.0, -50.0]])
+    np.testing.assert_array_equal(d, [[1.0, 0.0], [0.0, 0.0]])
+
+
+def test_reference_widens_half_inputs_exactly():
+    a = np.array([[0.1]], dtype=np.float16)
+    d, _ = reference_gemm(a, np.array([[1.0]], dtype=np.float16))
+    assert d[0, 0] == float(np.float16(0.1)) and d.dtype == np.float64
+
+
+@pytest.mark.parametrize("mode,bias", [("per_n", [1.0, 2.0, 3.0]), ("per_m", [[1.0, 2.0]]), ("full", [1.0, 2.0])])
+def test_reference_rejects_bias_of_wrong_shape(mode, bias):
+    with pytest.raises(ValueError, match="bias"):
+        reference_gemm(A, B, bias=np.array(bias), bias_mode=mode)
+
+
+def test_reference_rejects_shapes_that_do_not_chain():
+    with pytest.raises(ValueError, match="chain"):
+        reference_gemm(np.ones((2, 3)), np.ones((2, 3)))
+
+
+def test_cpp_names():
+    assert act_cpp("gelu_tanh") == "fraglab::ActKind::GELUTanh"
+    assert bias_cpp("per_m") == "fraglab::BiasMode::PerM"
+    assert epilogue_cpp("leaky_relu", "full", True, False) == \
+        "fraglab::Epilogue<fraglab::ActKind::LeakyReLU, fraglab::BiasMode::Full, true, false>"
+    names = {epilogue_cpp(a, b, c, z) for a in ACT_KINDS for b in BIAS_MODES for c in (0, 1) for z in (0, 1)}
+    assert len(names) == len(ACT_KINDS) * len(BIAS_MODES) * 4
+
+
+def test_cpp_names_follow_the_enum_order_of_epilogue_cuh():
+    from fraglab.runtime.build import PACKAGE_DIR
+
+    text = (PACKAGE_DIR / "gemm" / "epilogue.cuh").read_text()
+    enum_acts = text.split("enum class ActKind : int {")[1].split("}")[0].replace("= 0", "").replace(" ", "")
+    assert [act_cpp(a).rsplit("::", 1)[1] for a in ACT_KINDS] == enum_acts.split(",")
+    enum_bias = text.split("enum class BiasMode : int {")[1].split("}")[0].replace("= 0", "").replace(" ", "")
+    assert [bias_cpp(b).rsplit("::", 1)[1] for b in BIAS_MODES] == enum_bias.split(",")
+
+
+@pytest.mark.parametrize("bad", [lambda: act_cpp("swish"), lambda: bias_cpp("per_k")])
+def test_cpp_names_reject_unknown_choices(bad):
+    with pytest.raises(ValueError, match="valid choices"):
+        bad()
+
+
+def test_check_result_passes_close_and_fails_far():
+    ref = np.array([[1.0, -2.0], [4.0, 0.5]])
+    tol = TOLERANCES["f16"]
+    ok, max_abs, rel = check_result(ref + 0.5 * tol * 4.0, ref, "f16")
+    assert ok and rel == pytest.approx(0.5 * tol)
+    ok, _, rel = check_result(ref + 2.0 * tol * 4.0, ref, "f16")
+    assert not ok and rel == pytest.approx(2.0 * tol)
+
+
+def test_check_result_fails_a_poisoned_element():
+    ref = np.ones((3, 3))
+    d = ref.copy()
+    d[1, 2] = np.nan
+    ok, max_abs, _ = check_result(d, ref, "bf16")
+    assert not ok and math.isinf(max_abs)
+
+
+def test_check_result_requires_the_same_non_finite_values():
+    ref = np.array([np.nan, np.inf, -np.inf, 1.0])
+    assert check_result(ref.copy(), ref, "f32")[0]
+    assert not check_result(np.array([1.0, np.inf, -np.inf, 1.0]), ref, "f32")[0]
+    assert not check_result(np.array([np.nan, -np.inf, -np.inf, 1.0]), ref, "f32")[0]
+
+
+def test_check_result_scales_by_pre_activation_when_given():
+    d_ref = np.array([0.5, 1.0])            # e.g. sigmoid outputs of a large pre-activation
+    d = d_ref + 0.01
+    assert not check_result(d, d_ref, "f16")[0]
+    assert check_result(d, d_ref, "f16", z_ref=np.array([100.0, 50.0]))[0]
+
+
+def test_check_result_rejects_unknown_dtype_and_shape_mismatch():
+    with pytest.raises(ValueError, match="valid choices"):
+        check_result(np.ones(2), np.ones(2), "f64")
+    assert check_result(np.ones((2, 2)), np.ones((2, 3)), "f16")[0] is False

@@ -1,0 +1,171 @@
+"""The WMMA launcher's mapping from options to instantiations, and argument validation (CPU only)."""
+
+import numpy as np
+import pytest
+
+from fraglab.gemm import wmma as gemm_wmma
+from fraglab.bench import wmma_suite
+from fraglab.gemm.reference import ACT_KINDS, BIAS_MODES
+from fraglab.gemm.validate import GemmArgumentError, validate_gemm_args
+
+
+def test_spec_name_is_the_exact_template_instantiation():
+    spec = gemm_wmma.spec_for("f16", 8192, 8192, 8192, act="relu", bias_mode="per_n")
+    assert spec.name() == ("fraglab::gemm_wmma_kernel<fraglab::WmmaTile<256, 128, 64, 64, 64, 3, 8, -1, -1>, "
+                           "fraglab::Epilogue<fraglab::ActKind::ReLU, fraglab::BiasMode::PerN, false, false>, "
+                           "true, __half>")
+    assert spec.build().entry == "gemm/wmma.cu" and spec.build().name_expressions == (spec.name(),)
+
+
+def test_unaligned_problems_use_the_generic_tile_and_bf16_type():
+    spec = gemm_wmma.spec_for("bf16", 8191, 8191, 8191, act="gelu", bias_mode="full", has_c=True, save_z=True,
+                              aligned=False)
+    assert spec.tile == gemm_wmma.GENERIC_TILE and not spec.aligned
+    assert spec.name().endswith("fraglab::BiasMode::Full, true, true>, false, __nv_bfloat16>")
+
+
+@pytest.mark.parametrize("m,n,tile", [(8192, 8192, "256x128"), (4096, 4096, "256x128"), (2048, 2048, "256x128"),
+                                      (1024, 1024, "128x64"), (25344, 128, "256x128"), (25088, 128, "128x64")])
+def test_choose_tile_wants_three_quarters_of_a_wave_of_big_tiles(m, n, tile):
+    # 25344/256 = 99 blocks of 256x128 >= 0.75 * 132; 25088/256 = 98 is not; 2048^3 gives 128 blocks
+    assert gemm_wmma.choose_tile(m, n, sm_count=132) == tile
+
+
+@pytest.mark.parametrize("k,n,ptrs,aligned", [(64, 64, (256, 512), True), (60, 64, (256,), False),
+                                              (64, 65, (256,), False), (64, 64, (256, 258), False),
+                                              (8, 8, (0, 16), True)])
+def test_is_aligned(k, n, ptrs, aligned):
+    assert gemm_wmma.is_aligned(k, n, ptrs) is aligned
+
+
+def test_all_specs_cover_every_epilogue_for_every_dtype_and_path():
+    specs = gemm_wmma.all_specs()
+    names = [s.name() for s in specs]
+    assert len(set(names)) == len(names)
+    combos = {(s.dtype, s.act, s.bias_mode, s.has_c, s.save_z, s.tile, s.aligned) for s in specs}
+    for dtype in ("f16", "bf16"):
+        for act in ACT_KINDS:
+            for bias in BIAS_MODES:
+                for has_c in (False, True):
+                    for save_z in (False, True):
+                        for tile in gemm_wmma.ALIGNED_TILES:
+                            assert (dtype, act, bias, has_c, save_z, tile, True) in combos
+                        assert (dtype, act, bias, has_c, save_z, gemm_wmma.GENERIC_TILE, False) in combos
+
+
+def test_spec_for_never_returns_something_outside_all_specs():
+    names = {s.name() for s in gemm_wmma.all_specs()}
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        m, n, k = (int(v) for v in rng.integers(1, 20000, 3))
+        spec = gemm_wmma.spec_for(str(rng.choice(["f16", "bf16"])), m, n, k, act=str(rng.choice(ACT_KINDS)),
+                                  bias_mode=str(rng.choice(BIAS_MODES)), has_c=bool(rng.integers(2)),
+                                  save_z=bool(rng.integers(2)), aligned=bool(rng.integers(2)))
+        assert spec.name() in names
+
+
+def test_kernel_spec_rejects_bad_choices():
+    with pytest.raises(ValueError, match="dtype"):
+        gemm_wmma.WmmaKernelSpec("f32")
+    with pytest.raises(ValueError, match="unaligned"):
+        gemm_wmma.WmmaKernelSpec("f16", tile="256x128", aligned=False)
+
+
+@pytest.mark.parametrize("tile", list(gemm_wmma.TILES.values()))
+def test_tiles_fit_shared_memory_and_divide_evenly(tile):
+    assert tile.smem_bytes <= 163 * 1024           # sm_80's per-block maximum (sm_90: 227 KiB)
+    assert tile.threads % 32 == 0 and (tile.bm * tile.bk // 8) % tile.threads == 0
+    assert (tile.bk * tile.bn // 8) % tile.threads == 0
+    assert gemm_wmma.grid_blocks(tile.bm + 1, tile.bn, tile) == 2
+
+
+# ---- argument validation, with numpy arrays standing in for CuPy ones
+
+def _ab(m=4, k=8, n=6, dtype=np.float16):
+    return np.ones((m, k), dtype), np.ones((k, n), dtype)
+
+
+def _err(**kw):
+    a, b = kw.pop("a", None), kw.pop("b", None)
+    if a is None:
+        a, b = _ab()
+    with pytest.raises(GemmArgumentError) as info:
+        validate_gemm_args(a, b, **kw)
+    return info.value
+
+
+def test_valid_arguments_resolve_a_plan():
+    a, b = _ab()
+    plan = validate_gemm_args(a, b, bias=np.ones(6, np.float32), act="gelu", c=np.ones((4, 6), np.float32), beta=0.5)
+    assert (plan.kernel, plan.dtype, plan.m, plan.n, plan.k) == ("wmma", "f16", 4, 6, 8)
+    assert plan.bias_mode == "per_n" and plan.has_c and not plan.save_z
+
+
+def test_beta_zero_ignores_c_and_f32_goes_to_simt():
+    a, b = _ab(dtype=np.float32)
+    plan = validate_gemm_args(a, b, c=np.ones((4, 6), np.float32))
+    assert plan.kernel == "simt" and plan.dtype == "f32" and not plan.has_c
+
+
+def test_bf16_inputs_are_recognised():
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    a, b = _ab(dtype=ml_dtypes.bfloat16)
+    assert validate_gemm_args(a, b).dtype == "bf16"
+    bits = np.ones((4, 8), np.uint16), np.ones((8, 6), np.uint16)
+    assert validate_gemm_args(*bits, input_dtype="bf16").dtype == "bf16"
+
+
+@pytest.mark.parametrize("kwargs,argument,fragment", [
+    (dict(a=np.ones((4, 8), np.int32), b=np.ones((8, 6), np.int32)), "a", "float16"),
+    (dict(a=np.ones((4, 8), np.float16), b=np.ones((7, 6), np.float16)), "b", "chain"),
+    (dict(a=np.ones((4, 8), np.float16), b=np.ones((8, 6), np.float32)), "b", "differs"),
+    (dict(a=np.ones((4, 16), np.float16)[:, ::2], b=np.ones((8, 6), np.float16)), "a", "contiguous"),
+    (dict(a=np.ones((4, 8, 1), np.float16), b=np.ones((8, 6), np.float16)), "a", "2-D"),
+    (dict(a=np.ones((0, 8), np.float16), b=np.ones((8, 6), np.float16)), "a", "empty"),
+    (dict(bias=np.ones(5, np.float32)), "bias", "(6,)"),
+    (dict(bias=np.ones(6, np.float32), bias_mode="per_m"), "bias", "(4,)"),
+    (dict(bias=np.ones((4, 6), np.float64), bias_mode="full"), "bias", "float32"),
+    (dict(bias_mode="per_n"), "bias", "needs"),
+    (dict(bias=np.ones(6, np.float32), bias_mode="none"), "bias", "bias_mode"),
+    (dict(bias_mode="per_k"), "bias_mode", "per_m"),
+    (dict(beta=0.5), "c", "beta"),
+    (dict(beta=1.0, c=np.ones((6, 4), np.float32)), "c", "shape"),
+    (dict(act="swish"), "act", "gelu"),
+    (dict(kernel="cutlass"), "kernel", "wmma"),
+    (dict(kernel="simt"), "a", "float32"),
+    (dict(a=np.ones((4, 8), np.float32), b=np.ones((8, 6), np.float32), kernel="wmma"), "a", "float16"),
+    (dict(alpha=float("nan")), "alpha", "finite"),
+    (dict(out=np.ones((4, 6), np.float16)), "out", "float32"),
+    (dict(out=np.ones((4, 6), np.float32).T), "out", "shape"),
+    (dict(input_dtype="fp8"), "input_dtype", "bf16"),
+])
+def test_each_bad_argument_is_named(kwargs, argument, fragment):
+    err = _err(**kwargs)
+    assert err.argument == argument and fragment in str(err)
+    assert isinstance(err, ValueError)
+
+
+def test_gemm_without_gpu_says_why(no_gpu):
+    import fraglab
+    from fraglab.errors import GpuUnavailable
+
+    a, b = _ab()
+    with pytest.raises(GpuUnavailable, match="FRAGLAB_NO_GPU"):
+        fraglab.gemm(a, b)
+
+
+def test_summary_ratios_come_from_the_rows_they_name():
+    rows = [{"kernel": "wmma_fused", "m": 8, "n": 8, "k": 8, "ms": 2.0, "tflops": 300.0, "status": "PASSED",
+             "tile": "256x128"},
+            {"kernel": "wmma_plain", "m": 8, "n": 8, "k": 8, "ms": 1.6, "tflops": 375.0},
+            {"kernel": "cublas_gemmex", "m": 8, "n": 8, "k": 8, "ms": 1.0, "tflops": 600.0},
+            {"kernel": "cublas_unfused", "m": 8, "n": 8, "k": 8, "ms": 3.0, "tflops": 200.0}]
+    out = wmma_suite.summarize_size(rows, 600.0)
+    assert out["fused_vs_cublas"] == pytest.approx(0.5)
+    assert out["fused_speedup_vs_unfused"] == pytest.approx(1.5)
+    assert out["fused_vs_ceiling"] == pytest.approx(0.5)
+    assert out["epilogue_cost"] == pytest.approx(0.25)
+    assert out["torch_addmm_act_tflops"] is None and out["tile"] == "256x128"
+    assert out["fused_vs_sustained_ceiling"] is None
+    assert wmma_suite.summarize_size(rows, None)["fused_vs_ceiling"] is None
+    assert wmma_suite.summarize_size(rows, 600.0, 500.0)["fused_vs_sustained_ceiling"] == pytest.approx(0.6)

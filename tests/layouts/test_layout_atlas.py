@@ -1,0 +1,97 @@
+"""The layout data model (views, JSON/CSV round trips) and the bundled atlas."""
+
+import json
+
+import numpy as np
+import pytest
+
+from fraglab.layouts import atlas as atlas_mod
+from fraglab.apis import make_spec
+from fraglab.apis.wmma import wmma_catalogue
+from fraglab.layouts.layout import Layout, LayoutFormatError, Source
+from fraglab.apis.wmma import model_layout
+
+
+def test_json_round_trip_keeps_everything():
+    a = atlas_mod.load_bundled().layout(make_spec("matrix_a", "m16n16k16", "f16"))
+    doc = json.loads(a.to_json())
+    assert doc["api"] == "wmma" and doc["frag"] == "matrix_a" and doc["num_elements"] == 16
+    assert doc["source"]["kind"] == "atlas" and doc["source"]["gpu_name"] == "NVIDIA H200"
+    assert len(doc["slots"]) == 32 * 16
+    first = doc["slots"][0]
+    assert set(first) == {"lane", "slot", "row", "col", "mma_reads"}
+    back = Layout.from_json(a.to_json())
+    assert back.same_map(a) and np.array_equal(back.mma_reads, a.mma_reads) and back.spec == a.spec
+
+
+def test_csv_round_trip_with_empty_and_unknown_slots():
+    spec = make_spec("accumulator", "m16n16k16", "f32")
+    base = model_layout(spec)
+    row, col = base.row.copy(), base.col.copy()
+    row[3, 2] = col[3, 2] = -1  # a slot holding nothing
+    lay = Layout(spec, "mma", Source("gpu", {"gpu_name": "X"}), row, col, base.mma_reads)
+    text = lay.to_csv()
+    assert text.splitlines()[2] == "lane,slot,register,row,col,mma_reads"
+    back = Layout.from_csv(text)
+    assert back.same_map(lay) and back.method == "mma" and back.source.provenance["gpu_name"] == "X"
+    assert back.empty_slots == 1 and back.missing_elements == 1
+
+
+def test_layout_rejects_out_of_range_elements():
+    spec = make_spec("accumulator", "m8n8k4", "f64")
+    base = model_layout(spec)
+    row = base.row.copy()
+    row[0, 0] = 8
+    with pytest.raises(LayoutFormatError):
+        Layout(spec, "load", base.source, row, base.col, base.mma_reads)
+
+
+def test_register_packing():
+    assert model_layout(make_spec("matrix_a", "m16n16k16", "f16")).register_of_slot().tolist()[:4] == [0, 0, 1, 1]
+    assert model_layout(make_spec("matrix_a", "m16n16k16", "u8")).register_of_slot().tolist() == [0] * 4 + [1] * 4
+    assert set(model_layout(make_spec("matrix_a", "m8n8k128", "b1")).register_of_slot().tolist()) == {0}
+    assert model_layout(make_spec("accumulator", "m8n8k4", "f64")).register_of_slot().tolist() == [0, 2]
+
+
+def test_bundled_atlas_has_every_fragment_with_provenance():
+    bundled = atlas_mod.load_bundled()
+    prov = bundled.provenance
+    for field in ("gpu_name", "compute_capability", "driver_version", "runtime_version", "nvrtc_version",
+                  "cupy_version", "fraglab_version", "captured"):
+        assert prov.get(field), field
+    assert bundled.arch == 90
+    assert {s.key for s in bundled.specs()} == {s.key for s in wmma_catalogue()}
+    assert not bundled.refused
+
+
+@pytest.mark.parametrize("spec", wmma_catalogue(), ids=lambda s: s.key)
+def test_atlas_matches_the_model_where_the_model_claims_the_architecture(spec):
+    bundled = atlas_mod.load_bundled()
+    model = model_layout(spec)
+    assert f"sm_{bundled.arch}" in model.source.provenance["architectures"]
+    measured = bundled.layout(spec, "load")
+    assert measured.same_map(model)
+    known = model.mma_reads != -1
+    assert (measured.mma_reads[known] == model.mma_reads[known]).all()
+    # mma and onehot record what the MMA reads; they agree with each other
+    assert bundled.layout(spec, "mma").same_map(bundled.layout(spec, "onehot"))
+
+
+def test_atlas_diff_lists_each_changed_slot(tmp_path):
+    bundled = atlas_mod.load_bundled()
+    doc = bundled.to_dict()
+    key = "wmma.accumulator.m16n16k16.f32.row"
+    doc["entries"][key]["load"]["cells"][7][3] = 0
+    other = atlas_mod.Atlas.from_dict(doc)
+    lines = atlas_mod.diff(bundled, other)
+    assert len(lines) == 1 and lines[0].startswith(f"{key} load: lane 7 slot 3")
+    assert atlas_mod.diff(bundled, atlas_mod.Atlas.from_dict(bundled.to_dict())) == []
+
+
+def test_atlas_save_and_load(tmp_path):
+    bundled = atlas_mod.load_bundled()
+    path = tmp_path / "copy.json"
+    bundled.save(path)
+    assert atlas_mod.diff(bundled, atlas_mod.load(path)) == []
+    with pytest.raises(atlas_mod.AtlasError):
+        atlas_mod.load(tmp_path / "missing.json")

@@ -1,0 +1,71 @@
+"""Every probe kernel fraglab can request compiles with NVRTC from pip wheels, no GPU needed."""
+
+import pytest
+
+from fraglab.apis import wmma as probes
+from fraglab.errors import CompileError
+from fraglab.runtime import gpu
+from fraglab.apis.wmma import wmma_catalogue
+
+nvrtc_offline = pytest.importorskip("fraglab.runtime.nvrtc_offline")
+
+
+def _offline_ready():
+    try:
+        nvrtc_offline.wheel_include_dir()
+        import cuda.bindings.nvrtc  # noqa: F401
+        return True, ""
+    except (nvrtc_offline.OfflineCompilerUnavailable, ImportError) as exc:
+        return False, str(exc)
+
+
+ready, why = _offline_ready()
+pytestmark = pytest.mark.skipif(not ready, reason=f"offline NVRTC unavailable: {why} (pip install -e .[dev])")
+
+
+@pytest.mark.parametrize("sm", [75, 80, 86, 89, 90])
+def test_every_probe_instantiation_compiles(sm):
+    specs = probes.specs_for_arch(sm)
+    assert specs, sm
+    build = probes.build_for(specs)
+    assert len(build.name_expressions) == 4 * len(specs)
+    ok, log = nvrtc_offline.compile_build(build, f"sm_{sm}")
+    assert ok, log
+
+
+def test_arch_gating_matches_what_the_compiler_accepts():
+    # bf16 WMMA needs sm_80: the catalogue must not offer it on sm_75, and NVRTC must refuse it there.
+    bf16 = [s for s in wmma_catalogue() if s.dtype == "bf16" and s.frag == "matrix_a"][:1]
+    assert bf16[0] not in probes.specs_for_arch(75)
+    ok, log = nvrtc_offline.compile_build(probes.build_for(bf16), "sm_75")
+    assert not ok and "error" in log
+
+
+def test_a_broken_kernel_is_reported_with_the_log():
+    from fraglab.runtime.build import KernelBuild
+
+    ok, log = nvrtc_offline.compile_build(KernelBuild("apis/wmma.cu", ("probe_load<FL_A, 16, 16, 16, FL_F64, FL_ROW>",)), "sm_90")
+    assert not ok and "wmma.cu" in log
+
+
+def test_include_folder_search_names_what_it_tried(monkeypatch, tmp_path):
+    from fraglab.runtime import toolkit
+
+    monkeypatch.setattr(toolkit, "include_candidates", lambda: [tmp_path / "a", tmp_path / "b"])
+    gpu.include_dirs.cache_clear()
+    try:
+        with pytest.raises(CompileError, match="crt/mma.h.*tried: .*a, .*b"):
+            gpu.include_dirs()
+        (tmp_path / "b" / "crt").mkdir(parents=True)
+        (tmp_path / "b" / "crt" / "mma.h").write_text("")
+        (tmp_path / "b" / "cuda_fp16.h").write_text("")
+        gpu.include_dirs.cache_clear()
+        assert gpu.include_dirs() == [str(tmp_path / "b")]
+    finally:
+        gpu.include_dirs.cache_clear()
+
+
+def test_compiling_leaves_python_bytes_intact():
+    # NVRTC once wrote its (empty) log into Python's shared one-byte b" ", turning every later space into NUL.
+    ok, log = nvrtc_offline.compile_build(probes.build_for(probes.specs_for_arch(90)[:1]), "sm_90")
+    assert ok and " ".encode() == b"\x20" and bytes([32]) * 1 == b" "
