@@ -21,38 +21,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from fraglab.gemm import wgmma  # noqa: E402
 
-try:
-    from fraglab.gemm.reference import activate, check_result  # after the wings restructure
-except ImportError:
-    from fraglab.epilogue_ref import activate, check_result
-
-
-@__import__("functools").lru_cache(maxsize=1)
-def _standalone_gpu():
-    """A stand-in for fraglab's runtime GPU module while the package is being restructured: CuPy RawModule,
-    CUDA headers from /usr/local/cuda/include, modules cached in memory."""
-    import types
-
-    import cupy as cp
-
-    modules = {}
-
-    def module(build):
-        if build not in modules:
-            mod = cp.RawModule(code=build.source_text(), options=build.all_options(["/usr/local/cuda/include"]),
-                               name_expressions=list(build.name_expressions))
-            mod.compile()
-            modules[build] = mod
-        return modules[build]
-
-    return types.SimpleNamespace(cupy=lambda: cp, module=module,
-                                 function=lambda build, name: module(build).get_function(name))
-
-
-try:
-    wgmma._runtime_gpu()
-except ImportError:
-    wgmma._runtime_gpu = _standalone_gpu
+from fraglab.gemm.reference import activate, check_result  # noqa: E402
+from fraglab.runtime import gpu  # noqa: E402
 
 
 def torch_dtype(torch, dtype):
@@ -208,7 +178,6 @@ def main(argv=None) -> int:
     jobs += [dict(m=193, n=264, k=136, dtype=wgmma.DTYPES[i % 2], act=act, bias_mode=bias, beta=beta, save_z=save_z,
                   seed=100 + i) for i, (act, bias, beta, save_z) in enumerate(combos)]
     t0 = time.perf_counter()
-    gpu = wgmma._runtime_gpu()
     gpu.cupy()
     from concurrent.futures import ThreadPoolExecutor
     wanted = []

@@ -8,15 +8,16 @@ that the CPU compile test and the GPU runtime share. Tensor maps are encoded by 
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import product
-from pathlib import Path
 
 import numpy as np
 
-ENTRY = "wgmma.cu"
+from ..runtime.build import KernelBuild
+from .epilogue import ACT_KINDS, BIAS_MODES, epilogue_cpp
+
+ENTRY = "gemm/wgmma.cu"
 ARCH = "sm_90a"                   # wgmma and setmaxnreg exist only in the arch-specific target
 DTYPES = ("f16", "bf16")
 OUT_DTYPES = ("f32", "f16", "bf16")   # D; Z is always f32
@@ -25,31 +26,6 @@ BK = 64                           # fraglab::wgmma_gemm::kBK
 THREADS = 384                     # producer warpgroup + 2 consumer warpgroups
 TMA_ALIGN = 16                    # TMA: base address and every row stride a multiple of 16 bytes
 ACC_N = (64, 128, 256)               # wgmma N the kernel instantiates (one m64nNk16 per consumer per k16 step)
-_GEMM_DIR = Path(__file__).resolve().parent
-
-
-def _epilogue_names():
-    """ACT_KINDS, BIAS_MODES, epilogue_cpp from wherever the package keeps them (the wings restructure
-    moves epilogue_ref.py to gemm/epilogue.py)."""
-    try:
-        from .epilogue import ACT_KINDS, BIAS_MODES, epilogue_cpp
-    except ImportError:
-        try:
-            from .reference import ACT_KINDS, BIAS_MODES, epilogue_cpp
-        except ImportError:
-            from ..epilogue_ref import ACT_KINDS, BIAS_MODES, epilogue_cpp
-    return ACT_KINDS, BIAS_MODES, epilogue_cpp
-
-
-ACT_KINDS, BIAS_MODES, _epilogue_cpp = _epilogue_names()
-
-
-def epilogue_include_dir() -> Path:
-    """The folder holding epilogue.cuh: fraglab/gemm/ after the restructure, the top-level kernels/ before."""
-    for candidate in (_GEMM_DIR, _GEMM_DIR.parent / "kernels", _GEMM_DIR.parent.parent / "kernels"):
-        if (candidate / "epilogue.cuh").is_file():
-            return candidate
-    raise FileNotFoundError(f"epilogue.cuh was not found beside {_GEMM_DIR} or in a kernels/ folder")
 
 
 @dataclass(frozen=True)
@@ -124,12 +100,12 @@ class WgmmaKernelSpec:
     def name(self) -> str:
         """The C++ name expression of this instantiation."""
         return (f"fraglab::wgmma_gemm::gemm_wgmma_kernel<{self.tile_config.cpp()}, "
-                f"{_epilogue_cpp(self.act, self.bias_mode, self.has_c, self.save_z)}, {_CPP_TYPE[self.dtype]}, "
+                f"{epilogue_cpp(self.act, self.bias_mode, self.has_c, self.save_z)}, {_CPP_TYPE[self.dtype]}, "
                 f"{_CPP_TYPE[self.out_dtype]}, "
                 f"{'true' if self.b_swap_offsets else 'false'}>")
 
     def build(self) -> "WgmmaBuild":
-        return WgmmaBuild(name_expressions=(self.name(),))
+        return WgmmaBuild(ENTRY, (self.name(),))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -213,32 +189,24 @@ def accumulator_header() -> str:
 
 
 # ---------------------------------------------------------------------------------------------
-# Build description (duck-typed like fraglab's KernelBuild: the runtime and the offline compiler take it)
-
-@lru_cache(maxsize=1)
-def sources_hash() -> str:
-    digest = hashlib.sha256(accumulator_header().encode())
-    for path in (_GEMM_DIR / ENTRY, epilogue_include_dir() / "epilogue.cuh"):
-        digest.update(path.read_bytes())
-    return digest.hexdigest()[:16]
-
+# Build description: the runtime (CuPy) and the offline compiler (pip NVRTC) take it like any KernelBuild
 
 @dataclass(frozen=True)
-class WgmmaBuild:
-    name_expressions: tuple[str, ...]
-    entry: str = ENTRY
-    options: tuple[str, ...] = ()
+class WgmmaBuild(KernelBuild):
+    """gemm/wgmma.cu with the generated accumulator indexing in front (so CuPy's cache keys on it too), always
+    for an arch-specific 90a target (plain sm_90 rejects wgmma and setmaxnreg)."""
 
     def source_text(self) -> str:
-        return accumulator_header() + f'#include "{self.entry}"\n'
+        return accumulator_header() + super().source_text()
 
     def all_options(self, include_dirs: list[str], arch: str | None = None) -> tuple[str, ...]:
-        """NVRTC options; always an arch-specific 90a target (plain sm_90 rejects wgmma and setmaxnreg):
-        `arch` compute_90a stops at PTX (the compile test's quick pass), anything else builds sm_90a."""
-        target = arch if arch == "compute_90a" else ARCH
-        return ("-std=c++17", f"-arch={target}", f"-I{_GEMM_DIR}", f"-I{epilogue_include_dir()}",
-                *(f"-I{d}" for d in include_dirs), f"-DFRAGLAB_WGMMA_SOURCES_HASH=0x{sources_hash()}ULL",
-                *self.options)
+        """`arch` compute_90a stops at PTX (the compile test's quick pass); anything else builds sm_90a."""
+        return super().all_options(include_dirs, arch if arch == "compute_90a" else ARCH)
+
+
+def build_of(names: tuple[str, ...], options: tuple[str, ...] = ()) -> WgmmaBuild:
+    """One build holding several instantiations (the compile test, the SASS script)."""
+    return WgmmaBuild(ENTRY, tuple(names), tuple(options))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -325,14 +293,6 @@ def _cached_map(pointer: int, dtype: str, inner: int, outer: int, box_inner: int
     return tmap
 
 
-def _runtime_gpu():
-    try:
-        from ..runtime import gpu
-    except ImportError:
-        from .. import gpu
-    return gpu
-
-
 def pointer(x) -> int:
     """Device address of a CuPy array, a torch tensor or anything with __cuda_array_interface__ (0 for None)."""
     if x is None:
@@ -351,7 +311,9 @@ def _kernel(spec: WgmmaKernelSpec):
     """The compiled kernel of a spec, its shared-memory limit raised once (cached: the per-call path is hot)."""
     kernel = _KERNELS.get(spec)
     if kernel is None:
-        kernel = _runtime_gpu().function(spec.build(), spec.name())
+        from ..runtime import gpu
+
+        kernel = gpu.function(spec.build(), spec.name())
         if kernel.max_dynamic_shared_size_bytes < spec.tile_config.smem_bytes:
             kernel.max_dynamic_shared_size_bytes = spec.tile_config.smem_bytes
         _KERNELS[spec] = kernel
@@ -379,6 +341,6 @@ def launch(spec: WgmmaKernelSpec, a, b, d, *, c=None, bias=None, z=None, alpha: 
             kernel((blocks,), (THREADS,), args, shared_mem=tile.smem_bytes)
 
 
-__all__ = ["DTYPES", "TILES", "TileConfig", "WgmmaKernelSpec", "WgmmaBuild", "AccumulatorIndexing",
+__all__ = ["DTYPES", "OUT_DTYPES", "TILES", "TileConfig", "WgmmaKernelSpec", "WgmmaBuild", "build_of", "AccumulatorIndexing",
            "accumulator_indexing", "accumulator_header", "choose_tile", "tma_describable", "spec_for", "all_specs",
            "all_builds", "encode_tma_2d", "launch", "tiles_for"]

@@ -122,7 +122,7 @@ def test_every_instantiation_compiles_to_ptx(group):
     chunks = _chunks()[group * CHUNKS_PER_TEST:(group + 1) * CHUNKS_PER_TEST]
     with ThreadPoolExecutor(len(chunks)) as pool:
         results = list(pool.map(
-            lambda names: nvrtc_offline.compile_build(wgmma.WgmmaBuild(names, options=("-G",)), "compute_90a"),
+            lambda names: nvrtc_offline.compile_build(wgmma.build_of(names, ("-G",)), "compute_90a"),
             chunks))
     for ok, log in results:
         assert ok, log
@@ -133,7 +133,7 @@ def test_representatives_assemble_to_sm90a_cubins():
     """One of each tile x dtype with the heaviest epilogue, and every experimental tile, with the real options."""
     specs = [wgmma.WgmmaKernelSpec(dt, "gelu", "full", True, True, tile) for dt in wgmma.DTYPES for tile in wgmma.TILES]
     specs += [wgmma.WgmmaKernelSpec("bf16", "relu", "per_n", tile=tile) for tile in wgmma.EXPERIMENTAL_TILES]
-    ok, log, cubin = nvrtc_offline.compile_build(wgmma.WgmmaBuild(tuple(s.name() for s in specs)), "sm_90a",
+    ok, log, cubin = nvrtc_offline.compile_build(wgmma.build_of(tuple(s.name() for s in specs)), "sm_90a",
                                                  cubin=True)
     assert ok, log
     assert cubin[:4] == b"\x7fELF"
