@@ -2,7 +2,9 @@
 
 Usage: python3 scripts/import_depth.py [package_dir] [--all]   (default: fraglab). Prints the depth and the chain;
 --all also follows imports inside functions (the lazy ones, which run on first call).
-An import of `pkg.sub.mod` also runs `pkg/__init__` and `pkg/sub/__init__`, so those count as edges too.
+Only the modules an import statement names count (`from ..layouts.spec import X` is one edge, to
+fraglab.layouts.spec); the package __init__ files Python runs on the way are left out, since every submodule
+import runs them and they would add the same floors to every chain.
 """
 
 from __future__ import annotations
@@ -29,11 +31,8 @@ def top_level_imports(path: Path, name: str, is_package: bool, known: set[str], 
     package = name if is_package else name.rpartition(".")[0]
 
     def add(target: str) -> None:
-        parts = target.split(".")
-        for i in range(1, len(parts) + 1):  # importing a.b.c runs a, a.b and a.b.c
-            candidate = ".".join(parts[:i])
-            if candidate in known and candidate != name:
-                out.add(candidate)
+        if target in known and target != name:
+            out.add(target)
 
     nodes = ast.walk(tree) if lazy else tree.body  # module level only; `if TYPE_CHECKING:` blocks do not run
     for node in nodes:

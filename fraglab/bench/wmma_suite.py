@@ -5,7 +5,7 @@ Rows go to fraglab.bench.report's tables, JSON and plot.
 
 from __future__ import annotations
 
-from ..gemm.wmma import is_aligned, launch, spec_for
+from ..gemm.api import prepare
 
 # ---------------------------------------------------------------------------------------------
 # Check and benchmark suite behind `fraglab gemm --wmma` (rows for fraglab.bench's table/JSON/plot)
@@ -161,7 +161,6 @@ def run_suite(sizes, *, dtype: str = "f16", act: str = "none", bias_mode: str = 
     from . import peak
     cp = gpu.cupy()
     info = gpu.device_info()
-    sm_count = int(info["sm_count"])
     has_c = beta != 0
     ceiling = None
     ceilings = []
@@ -176,18 +175,20 @@ def run_suite(sizes, *, dtype: str = "f16", act: str = "none", bias_mode: str = 
         inputs = [make_inputs(cp, m, n, k, dtype, has_c=has_c, bias_mode=bias_mode, seed=17 + s) for s in range(sets)]
         d = cp.empty((m, n), dtype=cp.float32)
         z = cp.empty((m, n), dtype=cp.float32) if save_z else None
-        aligned = is_aligned(k, n, tuple(x.data.ptr for x in (inputs[0]["a"], inputs[0]["b"], d)))
-        fused = spec_for(dtype, m, n, k, act=act, bias_mode=bias_mode, has_c=has_c, save_z=save_z, aligned=aligned,
-                         sm_count=sm_count, tile=tile if aligned else None)
-        plain = spec_for(dtype, m, n, k, aligned=aligned, sm_count=sm_count, tile=fused.tile)
+        # One road: each input set is validated and planned once by fraglab.gemm.api; the timed calls only launch.
+        fused_runs = [prepare(x["a"], x["b"], c=x["c"], bias=x["bias"], bias_mode=bias_mode, act=act, alpha=alpha,
+                              beta=beta, leaky_slope=leaky_slope, save_z=save_z, out=d, z_out=z, kernel="wmma",
+                              input_dtype="bf16" if x["bits"] else None, tile=tile) for x in inputs]
+        fused = fused_runs[0].kernel_spec
+        plain_runs = [prepare(x["a"], x["b"], out=d, kernel="wmma", input_dtype="bf16" if x["bits"] else None,
+                              tile=fused.tile if fused.aligned else None) for x in inputs]
+        plain = plain_runs[0].kernel_spec
 
-        def run_fused(i, spec=fused):
-            x = inputs[i]
-            launch(spec, x["a"], x["b"], d, c=x["c"], bias=x["bias"], z=z, alpha=alpha, beta=beta,
-                   leaky_slope=leaky_slope)
+        def run_fused(i):
+            fused_runs[i]()
 
-        def run_plain(i, spec=plain):
-            launch(spec, inputs[i]["a"], inputs[i]["b"], d)
+        def run_plain(i):
+            plain_runs[i]()
 
         base = {"m": m, "n": n, "k": k, "dtype": dtype, "act": act, "bias": bias_mode, "beta": beta,
                 "save_z": save_z}

@@ -6,12 +6,10 @@ instantiation for this problem) -> launch. `prepare` does the first two and retu
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
-
-from .validate import KERNELS, GemmArgumentError, GemmPlan, is_aligned, validate_gemm_args
+from .validate import KERNELS, GemmArgumentError, GemmPlan, check_matrix, is_aligned, validate_gemm_args
 
 
 def _require_cupy(cp, **arrays: Any) -> None:
@@ -19,6 +17,67 @@ def _require_cupy(cp, **arrays: Any) -> None:
         if x is not None and not isinstance(x, cp.ndarray):
             raise GemmArgumentError(name, f"must be a CuPy array on the GPU, got {type(x).__module__}."
                                           f"{type(x).__name__} (use cupy.asarray)")
+
+
+@dataclass
+class PreparedGemm:
+    """A validated, planned GEMM bound to its arrays; calling it launches the one kernel and returns D (or D, Z)."""
+
+    plan: GemmPlan
+    kernel_spec: Any     # gemm.wmma.WmmaKernelSpec, or the SIMT rung's name
+    d: Any
+    z: Any
+    _launch: Callable[[Any], None]
+
+    def __call__(self, stream=None):
+        self._launch(stream)
+        return (self.d, self.z) if self.plan.save_z else self.d
+
+
+def prepare(a, b, *, c=None, bias=None, bias_mode: Optional[str] = None, act: str = "none", alpha: float = 1.0,
+            beta: float = 0.0, leaky_slope: float = 0.01, save_z: bool = False, out=None, z_out=None,
+            kernel: str = "auto", input_dtype: Optional[str] = None, tile: Optional[str] = None) -> PreparedGemm:
+    """Validate (gemm/validate.py) and plan once; the returned PreparedGemm launches with no further checks
+    (what the benchmarks time). Arguments as for `gemm`; z_out: where Z goes (default: a new array)."""
+    from ..runtime import gpu
+
+    cp = gpu.cupy()  # GpuUnavailable, with the reason, when there is no usable GPU
+    _require_cupy(cp, a=a, b=b, c=c, bias=bias, out=out, z_out=z_out)
+    plan = validate_gemm_args(a, b, c=c, bias=bias, bias_mode=bias_mode, act=act, alpha=alpha, beta=beta,
+                              leaky_slope=leaky_slope, save_z=save_z, out=out, kernel=kernel,
+                              input_dtype=input_dtype)
+    d = out if out is not None else cp.empty((plan.m, plan.n), dtype=cp.float32)
+    z = None
+    if plan.save_z:
+        if z_out is not None:
+            check_matrix(z_out, "z_out", (plan.m, plan.n))
+        z = z_out if z_out is not None else cp.empty((plan.m, plan.n), dtype=cp.float32)
+    c_arg = c if plan.has_c else None
+    bias_arg = bias if plan.bias_mode != "none" else None
+    if plan.kernel == "wmma":
+        from . import wmma as gemm_wmma
+
+        if tile is not None and tile not in gemm_wmma.ALIGNED_TILES:
+            raise GemmArgumentError("tile", f"{tile!r} is not valid: choose one of "
+                                            f"{', '.join(gemm_wmma.ALIGNED_TILES)}")
+        pointers = tuple(x.data.ptr for x in (a, b, c_arg, bias_arg, d, z) if x is not None)
+        aligned = is_aligned(plan.k, plan.n, pointers)
+        spec = gemm_wmma.spec_for(plan.dtype, plan.m, plan.n, plan.k, act=plan.act, bias_mode=plan.bias_mode,
+                                  has_c=plan.has_c, save_z=plan.save_z, aligned=aligned,
+                                  sm_count=_sm_count(), tile=tile if aligned else None)
+
+        def launch(stream):
+            gemm_wmma.launch(spec, a, b, d, c=c_arg, bias=bias_arg, z=z, alpha=alpha, beta=beta,
+                             leaky_slope=leaky_slope, stream=stream)
+    else:
+        from . import simt as gemm_simt
+
+        spec = gemm_simt.choose_rung(plan.m, plan.n, plan.k)
+
+        def launch(stream):
+            gemm_simt.launch(spec, a, b, d, c=c_arg, bias=bias_arg, bias_mode=plan.bias_mode, act=plan.act,
+                             alpha=alpha, beta=beta, leaky_slope=leaky_slope, z=z, stream=stream)
+    return PreparedGemm(plan, spec, d, z, launch)
 
 
 def gemm(a, b, *, c=None, bias=None, bias_mode: Optional[str] = None, act: str = "none", alpha: float = 1.0,
@@ -33,37 +92,9 @@ def gemm(a, b, *, c=None, bias=None, bias_mode: Optional[str] = None, act: str =
     kernel: auto (wmma for f16/bf16, simt for f32) | wmma | simt. tile (wmma only): force "256x128" or
     "128x64" (benchmarks); default chosen by size; inputs the 16-byte path cannot take use 128x128.
     """
-    from ..runtime import gpu
-
-    cp = gpu.cupy()  # GpuUnavailable, with the reason, when there is no usable GPU
-    _require_cupy(cp, a=a, b=b, c=c, bias=bias, out=out)
-    plan = validate_gemm_args(a, b, c=c, bias=bias, bias_mode=bias_mode, act=act, alpha=alpha, beta=beta,
-                              leaky_slope=leaky_slope, save_z=save_z, out=out, kernel=kernel,
-                              input_dtype=input_dtype)
-    d = out if out is not None else cp.empty((plan.m, plan.n), dtype=cp.float32)
-    z = cp.empty((plan.m, plan.n), dtype=cp.float32) if plan.save_z else None
-    c_arg = c if plan.has_c else None
-    bias_arg = bias if plan.bias_mode != "none" else None
-    if plan.kernel == "wmma":
-        from . import wmma as gemm_wmma
-
-        if tile is not None and tile not in gemm_wmma.ALIGNED_TILES:
-            raise GemmArgumentError("tile", f"{tile!r} is not valid: choose one of "
-                                            f"{', '.join(gemm_wmma.ALIGNED_TILES)}")
-        pointers = tuple(x.data.ptr for x in (a, b, c_arg, bias_arg, d, z) if x is not None)
-        aligned = gemm_wmma.is_aligned(plan.k, plan.n, pointers)
-        spec = gemm_wmma.spec_for(plan.dtype, plan.m, plan.n, plan.k, act=plan.act, bias_mode=plan.bias_mode,
-                                  has_c=plan.has_c, save_z=plan.save_z, aligned=aligned,
-                                  sm_count=_sm_count(), tile=tile if aligned else None)
-        gemm_wmma.launch(spec, a, b, d, c=c_arg, bias=bias_arg, z=z, alpha=alpha, beta=beta,
-                         leaky_slope=leaky_slope, stream=stream)
-    else:
-        from . import simt as gemm_simt
-
-        rung = gemm_simt.choose_rung(plan.m, plan.n, plan.k)
-        gemm_simt.launch(rung, a, b, d, c=c_arg, bias=bias_arg, bias_mode=plan.bias_mode, act=plan.act,
-                         alpha=alpha, beta=beta, leaky_slope=leaky_slope, z=z, stream=stream)
-    return (d, z) if plan.save_z else d
+    return prepare(a, b, c=c, bias=bias, bias_mode=bias_mode, act=act, alpha=alpha, beta=beta,
+                   leaky_slope=leaky_slope, save_z=save_z, out=out, kernel=kernel, input_dtype=input_dtype,
+                   tile=tile)(stream)
 
 
 _SM_COUNT: Optional[int] = None
@@ -77,4 +108,4 @@ def _sm_count() -> int:
     return _SM_COUNT
 
 
-__all__ = ["gemm", "validate_gemm_args", "GemmArgumentError", "GemmPlan", "KERNELS"]
+__all__ = ["gemm", "prepare", "PreparedGemm", "validate_gemm_args", "GemmArgumentError", "GemmPlan", "KERNELS"]

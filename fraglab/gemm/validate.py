@@ -65,7 +65,7 @@ def _input_dtype(x, argument: str, input_dtype: Optional[str]) -> str:
                                       "and float32 (SIMT)")
 
 
-def _check_matrix(x, argument: str, shape: tuple[int, ...], dtype: str = "float32") -> None:
+def check_matrix(x, argument: str, shape: tuple[int, ...], dtype: str = "float32") -> None:
     if not hasattr(x, "shape") or not hasattr(x, "dtype"):
         raise GemmArgumentError(argument, f"must be an array, got {type(x).__name__}")
     if tuple(x.shape) != shape:
@@ -123,14 +123,14 @@ def validate_gemm_args(a, b, *, c=None, bias=None, bias_mode: Optional[str] = No
     if shape is not None:
         if bias is None:
             raise GemmArgumentError("bias", f"bias_mode {bias_mode!r} needs a float32 bias of shape {shape}")
-        _check_matrix(bias, "bias", shape)
+        check_matrix(bias, "bias", shape)
 
     if beta != 0 and c is None:
         raise GemmArgumentError("c", f"beta={beta} needs c (an (M, N) = {(m, n)} float32 array)")
     if c is not None:
-        _check_matrix(c, "c", (m, n))
+        check_matrix(c, "c", (m, n))
     if out is not None:
-        _check_matrix(out, "out", (m, n))
+        check_matrix(out, "out", (m, n))
         for name, other in (("a", a), ("b", b), ("bias", bias)):
             if other is not None and other is out:
                 raise GemmArgumentError("out", f"must not be the same array as {name}")

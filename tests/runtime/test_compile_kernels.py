@@ -69,3 +69,26 @@ def test_compiling_leaves_python_bytes_intact():
     # NVRTC once wrote its (empty) log into Python's shared one-byte b" ", turning every later space into NUL.
     ok, log = nvrtc_offline.compile_build(probes.build_for(probes.specs_for_arch(90)[:1]), "sm_90")
     assert ok and " ".encode() == b"\x20" and bytes([32]) * 1 == b" "
+
+
+def _family_builds():
+    from fraglab.apis import FAMILIES
+
+    return [pytest.param(family, i, id=f"{api}-{i}") for api, family in FAMILIES.items()
+            for i, _ in enumerate(family.kernel_builds())]
+
+
+@pytest.mark.parametrize("family,index", _family_builds())
+def test_every_kernel_a_family_can_request_compiles(family, index):
+    """Each family's kernel_builds() is the whole set of kernels it may ask NVRTC for; all must compile."""
+    build = family.kernel_builds()[index]
+    arch = "sm_90a" if any("sm_90a" in o for o in build.options) else "sm_90"
+    ok, log = nvrtc_offline.compile_build(build, arch)
+    assert ok, log[-3000:]
+
+
+def test_sources_hash_covers_every_cuda_file_in_the_package():
+    from fraglab.runtime.build import PACKAGE_DIR, source_files
+
+    found = {p.relative_to(PACKAGE_DIR).as_posix() for p in source_files()}
+    assert {"apis/wmma.cu", "gemm/wmma.cu", "gemm/simt.cu", "gemm/epilogue.cuh", "bench/peak.cu"} <= found

@@ -1,12 +1,15 @@
 """Candidate WMMA tiles timed side by side (interleaved rounds, same inputs), fused bias+ReLU and GELU
 against the plain store, per size. Prints one line per (size, tile).
 
-    PYTHONPATH=$PWD python3 tools/gemm/explore_interleaved.py --out $OUT/explore2.json
+    PYTHONPATH=$PWD python3 benchmarks/wmma_explore_interleaved.py --out $OUT/explore2.json
 """
 
 import argparse
 
-from fraglab import bench, gemm_wmma, gpu, peak
+from fraglab import bench
+from fraglab.bench import peak, wmma_suite
+from fraglab.gemm import wmma as gemm_wmma
+from fraglab.runtime import gpu
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--plan", default="1024:64x64k64,64x128k64,128x64k64,128x128k64,128x128;"
@@ -32,10 +35,10 @@ for t in sorted({t for _, tiles in plan for t in tiles}):   # candidates must be
     spec = gemm_wmma.WmmaKernelSpec("f16", "gelu", "per_n", tile=t)
     for size in args.check_sizes.split(","):
         m, n, k = (int(v) for v in size.split("x"))
-        x = gemm_wmma.make_inputs(cp, m, n, k, "f16", has_c=False, bias_mode="per_n", seed=5)
+        x = wmma_suite.make_inputs(cp, m, n, k, "f16", has_c=False, bias_mode="per_n", seed=5)
         d = cp.full((m, n), cp.nan, dtype=cp.float32)
         gemm_wmma.launch(spec, x["a"], x["b"], d, bias=x["bias"])
-        res = gemm_wmma.check_against_reference(cp, x, d, None, dtype="f16", act="gelu", bias_mode="per_n",
+        res = wmma_suite.check_against_reference(cp, x, d, None, dtype="f16", act="gelu", bias_mode="per_n",
                                                 alpha=1.0, beta=0.0, leaky_slope=0.01)
         out["checks"].append(dict(res, tile=t, size=size))
         print(f"check {t:>14} {size:>14}: {res['status']} rel {res['rel_err']:.2e}", flush=True)
@@ -45,7 +48,7 @@ for size, tiles in plan:
     m = n = k = size
     per_set = 2 * (m * k + k * n)
     sets = bench.rotation_count(per_set)
-    x = [gemm_wmma.make_inputs(cp, m, n, k, "f16", has_c=False, bias_mode="per_n", seed=s) for s in range(sets)]
+    x = [wmma_suite.make_inputs(cp, m, n, k, "f16", has_c=False, bias_mode="per_n", seed=s) for s in range(sets)]
     d = cp.empty((m, n), dtype=cp.float32)
     fns = {}
     for t in tiles:
@@ -53,7 +56,7 @@ for size, tiles in plan:
             spec = gemm_wmma.WmmaKernelSpec("f16", act, bias, tile=t)
             fns[(t, act)] = (lambda i, spec=spec, bias=bias:
                              gemm_wmma.launch(spec, x[i]["a"], x[i]["b"], d, bias=x[i]["bias"] if bias != "none" else None))
-    reps = max(5, gemm_wmma._reps_for(m, n, k) // 3)
+    reps = max(5, wmma_suite._reps_for(m, n, k) // 3)
     tm = bench.time_interleaved(fns, rounds=args.rounds, reps=reps, rotate=sets)
     for t in tiles:
         row = {"size": size, "tile": t}

@@ -1,15 +1,18 @@
-"""Evidence for where the WMMA GEMM's time goes, in one device call (tools/gemm/device_profile.sh runs it).
+"""Evidence for where the WMMA GEMM's time goes, in one device call (scripts/wmma_device_profile.sh runs it).
 
-    python3 tools/gemm/profile_wmma.py time --out variants.json   # candidate tiles side by side + bf16 check
-    python3 tools/gemm/profile_wmma.py sustain --seconds 8         # SM clock and power under a long 8192^3 run
-    ncu ... python3 tools/gemm/profile_wmma.py ncu                 # one warm-up and one profiled 8192^3 launch
+    python3 benchmarks/wmma_profile.py time --out variants.json   # candidate tiles side by side + bf16 check
+    python3 benchmarks/wmma_profile.py sustain --seconds 8         # SM clock and power under a long 8192^3 run
+    ncu ... python3 benchmarks/wmma_profile.py ncu                 # one warm-up and one profiled 8192^3 launch
 """
 
 import argparse
 import subprocess
 import time
 
-from fraglab import bench, gemm_wmma, gpu, peak
+from fraglab import bench
+from fraglab.bench import peak, wmma_suite
+from fraglab.gemm import wmma as gemm_wmma
+from fraglab.runtime import gpu
 
 ap = argparse.ArgumentParser()
 ap.add_argument("mode", choices=("time", "sustain", "ncu"))
@@ -23,7 +26,7 @@ cp = gpu.cupy()
 
 
 def relu_inputs(size, dtype="f16", seed=0):
-    return gemm_wmma.make_inputs(cp, size, size, size, dtype, has_c=False, bias_mode="per_n", seed=seed)
+    return wmma_suite.make_inputs(cp, size, size, size, dtype, has_c=False, bias_mode="per_n", seed=seed)
 
 
 def launcher(spec, x, d, bias):
@@ -76,12 +79,12 @@ else:
            "bf16_check": []}
     print("ceiling before", round(out["ceiling_before"][0]["tflops"], 1), flush=True)
     for size, tile in ((1024, "128x64"), (2048, "256x128"), (4096, "256x128")):  # bf16 through f16 fragments
-        x = gemm_wmma.make_inputs(cp, size, size, size, "bf16", has_c=False, bias_mode="per_n", seed=3)
+        x = wmma_suite.make_inputs(cp, size, size, size, "bf16", has_c=False, bias_mode="per_n", seed=3)
         d = cp.full((size, size), cp.nan, dtype=cp.float32)
         gemm_wmma.launch(gemm_wmma.WmmaKernelSpec("bf16", "relu", "per_n", tile=tile), x["a"], x["b"], d,
                          bias=x["bias"])
         cp.cuda.runtime.deviceSynchronize()
-        res = gemm_wmma.check_against_reference(cp, x, d, None, dtype="bf16", act="relu", bias_mode="per_n",
+        res = wmma_suite.check_against_reference(cp, x, d, None, dtype="bf16", act="relu", bias_mode="per_n",
                                                 alpha=1.0, beta=0.0, leaky_slope=0.01)
         out["bf16_check"].append(dict(res, size=size, tile=tile))
         print(f"bf16 {size}^3 {tile} relu per_n: {res['status']} max abs {res['max_err']:.2e}", flush=True)
@@ -97,7 +100,7 @@ else:
                                          bias != "none")
         fns[("256x128", "bf16 relu")] = launcher(gemm_wmma.WmmaKernelSpec("bf16", "relu", "per_n", tile="256x128"),
                                                  xs["bf16"], d, True)
-        reps = max(5, gemm_wmma._reps_for(m, n, k) // 3)
+        reps = max(5, wmma_suite._reps_for(m, n, k) // 3)
         tm = bench.time_interleaved(fns, rounds=3, reps=reps, rotate=sets)
         for (t, act), timing in tm.items():
             row = {"size": size, "tile": t, "act": act, "ms": timing.median_ms,

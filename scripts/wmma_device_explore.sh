@@ -9,7 +9,7 @@ t0=$(date +%s); stamp() { echo "=== $1 at +$(( $(date +%s) - t0 ))s"; }
 stamp test
 [ -n "$SKIP_TEST" ] || python3 -m pytest -m gpu -q -p no:cacheprovider tests/test_gemm_wmma_gpu.py 2>&1 | tail -5 | tee $OUT/pytest_gpu.log
 stamp explore
-python3 tools/gemm/explore_interleaved.py --out $OUT/explore.json --plan "${PLAN:-1024:128x64,128x64s4e,128x64w32s4e,64x64s4e;2048:256x128,256x128e,256x128s4e,256x128s4b1;4096:256x128,256x128e,256x128s4e,256x128s4b1;8192:256x128,256x128e,256x128s4e,256x128s4b1}" --rounds ${ROUNDS:-3} 2>&1 | tee $OUT/explore.txt
+python3 benchmarks/wmma_explore_interleaved.py --out $OUT/explore.json --plan "${PLAN:-1024:128x64,128x64s4e,128x64w32s4e,64x64s4e;2048:256x128,256x128e,256x128s4e,256x128s4b1;4096:256x128,256x128e,256x128s4e,256x128s4b1;8192:256x128,256x128e,256x128s4e,256x128s4b1}" --rounds ${ROUNDS:-3} 2>&1 | tee $OUT/explore.txt
 stamp peak
 python3 -m fraglab peak --probe peak_wmma_f16_f32 --no-sass 2>&1 | tail -4
 python3 -m fraglab peak --probe peak_wmma_f16_f32 --no-sass --sustain 3 2>&1 | tail -4

@@ -1,13 +1,13 @@
 """Device script: capture the atlas (cold, then warm compile cache) and compare it with the model.
 
-PYTHONPATH=$PWD python3 tools/capture_atlas.py OUTDIR
+PYTHONPATH=$PWD python3 scripts/capture_atlas.py OUTDIR
 """
 import sys
 import time
 from pathlib import Path
 
-from fraglab import probes
-from fraglab.model import model_layout
+from fraglab.probes import run as probes
+from fraglab.apis.wmma import model_layout
 
 out = Path(sys.argv[1])
 out.mkdir(parents=True, exist_ok=True)

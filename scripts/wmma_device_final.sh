@@ -11,18 +11,18 @@ logger=$!
 t0=$(date +%s); stamp() { echo "=== $1 at +$(( $(date +%s) - t0 ))s"; }
 if [[ -z $SKIP_TESTS ]]; then
   stamp tests
-  OUT=$L bash tools/device_all.sh
+  OUT=$L bash scripts/device_all.sh
   mv $L/*.png $OUT/ 2>/dev/null
   stamp memcheck
-  compute-sanitizer --tool memcheck --error-exitcode 9 python3 tools/gemm/sanitize_wmma.py > $L/memcheck.log 2>&1; echo "memcheck exit $?: $(tail -1 $L/memcheck.log)"
+  compute-sanitizer --tool memcheck --error-exitcode 9 python3 scripts/wmma_sanitize.py > $L/memcheck.log 2>&1; echo "memcheck exit $?: $(tail -1 $L/memcheck.log)"
   stamp racecheck
-  compute-sanitizer --tool racecheck --error-exitcode 9 python3 tools/gemm/sanitize_wmma.py > $L/racecheck.log 2>&1; echo "racecheck exit $?: $(tail -1 $L/racecheck.log)"
+  compute-sanitizer --tool racecheck --error-exitcode 9 python3 scripts/wmma_sanitize.py > $L/racecheck.log 2>&1; echo "racecheck exit $?: $(tail -1 $L/racecheck.log)"
 fi
 stamp peak
 python3 -m fraglab peak --json $L/peak.json 2>&1 | tail -12
 python3 -m fraglab peak --sustain 3 --no-sass --probe peak_wmma_f16_f32 --probe peak_wmma_bf16_f32 --json $L/peak_sustained.json 2>&1 | tail -5
 stamp bench
-OUT=$L bash tools/gemm/bench_final.sh > $L/bench.txt 2>&1; grep -A8 "TFLOP/s (2MNK\|^ Ratios\|^clocks" $L/bench.txt | grep -v "━"
+OUT=$L bash scripts/wmma_bench_final.sh > $L/bench.txt 2>&1; grep -A8 "TFLOP/s (2MNK\|^ Ratios\|^clocks" $L/bench.txt | grep -v "━"
 mv $L/gemm_relu.png $OUT/ 2>/dev/null
 stamp done
 kill $logger

@@ -14,17 +14,17 @@ if [[ $STEPS == *test* ]]; then stamp test
   timeout 150 python3 -m pytest -m gpu -q -p no:cacheprovider tests/test_gemm_simt_gpu.py 2>&1 | tail -40 > $OUT/pytest_gpu.log
   tail -3 $OUT/pytest_gpu.log | tee -a $OUT/run.log; fi
 if [[ $STEPS == *ladder* ]]; then stamp ladder
-  timeout 130 python3 tools/simt/bench_simt.py ladder --sizes $SIZES --json $OUT/ladder.json --plot $OUT/ladder.png 2>&1 | tee -a $OUT/run.log; fi
+  timeout 130 python3 benchmarks/simt_ladder.py ladder --sizes $SIZES --json $OUT/ladder.json --plot $OUT/ladder.png 2>&1 | tee -a $OUT/run.log; fi
 if [[ $STEPS == *epilogue* ]]; then stamp epilogue
-  timeout 60 python3 tools/simt/bench_simt.py ladder --sizes 4096,8192 --kernel warp_tiled --act gelu --bias per_n --beta 1.0 --json $OUT/ladder_epilogue.json 2>&1 | tee -a $OUT/run.log; fi
+  timeout 60 python3 benchmarks/simt_ladder.py ladder --sizes 4096,8192 --kernel warp_tiled --act gelu --bias per_n --beta 1.0 --json $OUT/ladder_epilogue.json 2>&1 | tee -a $OUT/run.log; fi
 if [[ $STEPS == *variants* ]]; then stamp variants
-  timeout 60 python3 tools/simt/bench_simt.py variants --sizes 4096,8192 --json $OUT/variants.json 2>&1 | tee -a $OUT/run.log; fi
+  timeout 60 python3 benchmarks/simt_ladder.py variants --sizes 4096,8192 --json $OUT/variants.json 2>&1 | tee -a $OUT/run.log; fi
 if [[ $STEPS == *threshold* ]]; then stamp threshold
-  timeout 120 python3 tools/simt/bench_simt.py threshold --json $OUT/threshold.json 2>&1 | tee -a $OUT/run.log; fi
+  timeout 120 python3 benchmarks/simt_ladder.py threshold --json $OUT/threshold.json 2>&1 | tee -a $OUT/run.log; fi
 if [[ $STEPS == *sanitize* ]]; then stamp memcheck
-  timeout 60 compute-sanitizer --tool memcheck --error-exitcode 9 python3 tools/simt/bench_simt.py sanitize > $OUT/sanitizer.log 2>&1
+  timeout 60 compute-sanitizer --tool memcheck --error-exitcode 9 python3 benchmarks/simt_ladder.py sanitize > $OUT/sanitizer.log 2>&1
   echo "memcheck rc=$?" | tee -a $OUT/run.log; tail -4 $OUT/sanitizer.log | tee -a $OUT/run.log
   stamp racecheck
-  timeout 60 compute-sanitizer --tool racecheck --error-exitcode 9 python3 tools/simt/bench_simt.py sanitize >> $OUT/sanitizer.log 2>&1
+  timeout 60 compute-sanitizer --tool racecheck --error-exitcode 9 python3 benchmarks/simt_ladder.py sanitize >> $OUT/sanitizer.log 2>&1
   echo "racecheck rc=$?" | tee -a $OUT/run.log; tail -4 $OUT/sanitizer.log | tee -a $OUT/run.log; fi
 stamp done

@@ -12,6 +12,6 @@ done
 python3 -m fraglab atlas diff "$OUT/atlas_cold.json" fraglab/data/atlas_sm90.json | tail -1
 COLUMNS=160 python3 -m fraglab verify > "$OUT/verify.log" 2>&1; echo "verify exit $?"; tail -1 "$OUT/verify.log"
 for tool in memcheck racecheck; do
-  compute-sanitizer --tool $tool --print-limit 20 python3 tools/capture_atlas.py /tmp/san_$tool > "$OUT/sanitizer_$tool.log" 2>&1
+  compute-sanitizer --tool $tool --print-limit 20 python3 scripts/capture_atlas.py /tmp/san_$tool > "$OUT/sanitizer_$tool.log" 2>&1
   echo "$tool exit $?: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitizer_$tool.log" | tail -1)"
 done

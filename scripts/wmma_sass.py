@@ -1,6 +1,6 @@
 """SASS of WMMA GEMM instantiations, compiled offline (NVRTC from the pip wheels, no GPU), as counts.
 
-    python3 tools/gemm/sass_wmma.py [--arch sm_90] [--tile 256x128] [--dtype f16,bf16] [--dump DIR]
+    python3 scripts/wmma_sass.py [--arch sm_90] [--tile 256x128] [--dtype f16,bf16] [--dump DIR]
 Per instantiation: registers and spills (cuobjdump -res-usage) and, for the whole kernel and for its main
 loop (the block that ends in the backward branch with the most HMMAs), the count of each opcode the
 speed depends on. Same options as the GPU module's compile, so the SASS is the one the launcher runs.
@@ -13,9 +13,10 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from fraglab import gemm_wmma, peak
-from fraglab.nvrtc_offline import compile_build
-from fraglab.sources import KernelBuild
+from fraglab.bench import peak
+from fraglab.gemm import wmma as gemm_wmma
+from fraglab.runtime.nvrtc_offline import compile_build
+from fraglab.runtime.build import KernelBuild
 
 OPS = ("HMMA", "LDSM", "LDS", "STS", "LDG", "LDGSTS", "LD", "MOVM", "BAR", "DEPBAR", "MOV", "IMAD", "ISETP")
 

@@ -1,6 +1,6 @@
 """Small WMMA GEMM launches for compute-sanitizer (memcheck, racecheck): edges, K tails, both paths.
 
-    compute-sanitizer --tool memcheck python3 tools/gemm/sanitize_wmma.py
+    compute-sanitizer --tool memcheck python3 scripts/wmma_sanitize.py
 Prints one line per case with the check against float64; exit 1 if any check fails.
 """
 
@@ -9,8 +9,11 @@ import sys
 import numpy as np
 
 import fraglab
-from fraglab import bench, gemm_wmma, gpu, peak
-from fraglab.epilogue_ref import check_result, reference_gemm
+from fraglab import bench
+from fraglab.bench import peak, wmma_suite
+from fraglab.gemm import wmma as gemm_wmma
+from fraglab.runtime import gpu
+from fraglab.gemm.reference import check_result, reference_gemm
 
 CASES = [  # (m, n, k, dtype, act, bias, has_c, save_z)
     (130, 264, 72, "f16", "gelu", "full", True, True),      # aligned, edge tiles in M and N
@@ -32,10 +35,10 @@ def main() -> int:
             a_d, b_d = cp.asarray(a.astype(np.float16)), cp.asarray(b.astype(np.float16))
             input_dtype = None
         else:
-            a_d, b_d = gemm_wmma.to_bf16_bits(cp, cp.asarray(a)), gemm_wmma.to_bf16_bits(cp, cp.asarray(b))
+            a_d, b_d = wmma_suite.to_bf16_bits(cp, cp.asarray(a)), wmma_suite.to_bf16_bits(cp, cp.asarray(b))
             input_dtype = "bf16"
-        a64 = gemm_wmma.host_float64(a_d, dtype, input_dtype == "bf16")
-        b64 = gemm_wmma.host_float64(b_d, dtype, input_dtype == "bf16")
+        a64 = wmma_suite.host_float64(a_d, dtype, input_dtype == "bf16")
+        b64 = wmma_suite.host_float64(b_d, dtype, input_dtype == "bf16")
         c = rng.uniform(-1, 1, (m, n)).astype(np.float32) if has_c else None
         shape = {"none": None, "per_m": (m,), "per_n": (n,), "full": (m, n)}[bias_mode]
         bias = rng.uniform(-1, 1, shape).astype(np.float32) if shape else None

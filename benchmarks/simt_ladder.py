@@ -1,9 +1,9 @@
 """Device-side measurements for the FP32 SIMT ladder (run on the GPU machine, from the repo root).
 
-    python3 tools/simt/bench_simt.py ladder --sizes 4096,8192 --json L.json --plot L.png
-    python3 tools/simt/bench_simt.py threshold --json T.json     # smoke vs tiled rungs on small outputs
-    python3 tools/simt/bench_simt.py variants --sizes 4096,8192 --json V.json  # warp_tiled tile choices
-    python3 tools/simt/bench_simt.py sanitize                     # small launches for compute-sanitizer
+    python3 benchmarks/simt_ladder.py ladder --sizes 4096,8192 --json L.json --plot L.png
+    python3 benchmarks/simt_ladder.py threshold --json T.json     # smoke vs tiled rungs on small outputs
+    python3 benchmarks/simt_ladder.py variants --sizes 4096,8192 --json V.json  # warp_tiled tile choices
+    python3 benchmarks/simt_ladder.py sanitize                     # small launches for compute-sanitizer
 
 The library does the work (fraglab.gemm_simt, fraglab.bench); this script only chooses what to run,
 prints tables and writes JSON.
@@ -17,8 +17,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from fraglab import bench, gpu  # noqa: E402
-from fraglab import gemm_simt as simt  # noqa: E402
+from fraglab import bench  # noqa: E402
+from fraglab.runtime import gpu  # noqa: E402
+from fraglab.bench import simt_ladder  # noqa: E402
+from fraglab.gemm import simt  # noqa: E402
 
 COLUMNS = [("kernel", "kernel", ""), ("m", "M", "d"), ("n", "N", "d"), ("k", "K", "d"), ("ms", "ms", ".4f"),
            ("tflops", "TFLOP/s", ".2f"), ("pct_cublas", "% cuBLAS", ".1f"), ("status", "check", ""),
@@ -40,7 +42,7 @@ def _sizes(text: str):
 
 def cmd_ladder(args):
     with bench.progress(transient=True) as prog:
-        rows = simt.run_ladder(_sizes(args.sizes), kernel=args.kernel, check=True, bench=True, act=args.act,
+        rows = simt_ladder.run_ladder(_sizes(args.sizes), kernel=args.kernel, check=True, bench=True, act=args.act,
                                bias_mode=args.bias, beta=args.beta, save_z=args.save_z, progress=prog)
     _print(rows, "FP32 SIMT ladder vs cuBLAS SGEMM")
     out = {"device": gpu.device_info(), "rows": rows}
@@ -161,7 +163,7 @@ EDGE_EPILOGUES = [("none", "none", 0.0, False), ("relu", "per_n", 0.5, False), (
 
 def _check_variants_on_edges(cp):
     """The ragged sizes of tests/test_gemm_simt_gpu.py for every variant, so any of them can become the default."""
-    from fraglab.epilogue_ref import check_result
+    from fraglab.gemm.reference import check_result
 
     results = {name: "PASSED" for name in VARIANTS}
     rng = cp.random.default_rng(11)
@@ -173,7 +175,7 @@ def _check_variants_on_edges(cp):
             shape = {"none": None, "per_n": (n,), "full": (m, n)}[bias_mode]
             bias = rng.random(shape, dtype=cp.float32) * 2 - 1 if shape else None
             c_arg = c if beta != 0.0 else None
-            d_ref, z_ref = simt._reference(a, b, c_arg, bias, bias_mode=bias_mode, act=act, alpha=1.0, beta=beta,
+            d_ref, z_ref = simt_ladder._reference(a, b, c_arg, bias, bias_mode=bias_mode, act=act, alpha=1.0, beta=beta,
                                            leaky_slope=0.01)
             for name in VARIANTS:
                 d = cp.full((m, n), cp.nan, dtype=cp.float32)
