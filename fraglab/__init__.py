@@ -3,7 +3,9 @@
 The package root only re-exports; nothing inside fraglab imports it. Public API, loaded on first use:
     fraglab.__version__
     fraglab.gemm(a, b, ...)          the tensor-core / SIMT GEMM with a fused epilogue (fraglab.gemm.api.gemm)
-    fraglab.catalogue(api=None)      every fragment fraglab knows (fraglab.apis.catalogue)
+    fraglab.layout(frag, shape=, dtype=, layout=, api=, source=, method=, atlas=)
+                                     one fragment's Layout (.holders(r, c), .to_numpy(), .to_dict(), .table(), .figure())
+    fraglab.catalogue(api=None)      every fragment fraglab knows, as `fraglab list --format json` lists them
     fraglab.FAMILIES                 the instruction families (fraglab.apis.FAMILIES)
     fraglab.FraglabError             the base of every error fraglab reports
 """
@@ -16,7 +18,8 @@ from ._version import __version__
 
 # name -> (module, attribute), imported on first access so `import fraglab` stays free of CuPy and matplotlib
 _LAZY = {
-    "catalogue": ("fraglab.apis", "catalogue"),
+    "layout": ("fraglab.lookup", "layout"),
+    "catalogue": ("fraglab.lookup", "catalogue"),
     "FAMILIES": ("fraglab.apis", "FAMILIES"),
     "get_family": ("fraglab.apis", "get_family"),
     "make_spec": ("fraglab.apis", "make_spec"),

@@ -106,7 +106,7 @@ def capture(keys: list[tuple] | None = None, progress: Callable[[str], None] | N
     props = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
     entries = {entry_key(base + ("",)): {"key": list(base), **compare(base, res)} for base, res in results.items()}
     return {
-        "provenance": {"gpu_name": props["name"].decode(), "compute_capability": f"{props['major']}{props['minor']}",
+        "provenance": {"gpu_name": props["name"].decode(), "compute_capability": props['major'] * 10 + props['minor'],
                        "cuda_runtime": cp.cuda.runtime.runtimeGetVersion(), "cupy": cp.__version__,
                        "captured": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "arch": wp.ARCH,
                        "compile_s": round(compile_s, 1)},

@@ -10,7 +10,7 @@ from typing import Annotated, Optional
 import typer
 
 from ..errors import InputError
-from .common import ColorBy, FormatChoice, MethodChoice, SourceChoice, ViewChoice, console
+from .common import ColorBy, FormatChoice, SourceChoice, ViewChoice, console
 
 FIGURE_FORMATS = ("png", "svg", "pdf")
 TEXT_SUFFIX = {"table": "txt", "json": "json", "csv": "csv"}
@@ -33,7 +33,8 @@ def layout_command(
     swizzle: Annotated[Optional[str], typer.Option(help="wgmma shared-memory operands: none | 32B | 64B | 128B")] = None,
     major: Annotated[Optional[str], typer.Option(help="wgmma shared-memory operands: k | mn")] = None,
     source: Annotated[SourceChoice, typer.Option(help="auto: the GPU if usable, else the bundled atlas, else the PTX model")] = SourceChoice.auto,
-    method: Annotated[MethodChoice, typer.Option(help="load: every holder; mma: identity MMA; onehot: which slots the MMA reads")] = MethodChoice.load,
+    atlas: Annotated[Optional[Path], typer.Option(help="Answer from this captured atlas file (fraglab atlas capture) instead")] = None,
+    method: Annotated[Optional[str], typer.Option(help="How it was measured: load (every holder), mma (identity MMA), onehot (which slots the MMA reads), store; `fraglab list` shows each family's (default: its first)")] = None,
     format: Annotated[Optional[FormatChoice], typer.Option("--format", help="table | json | csv | png | svg | pdf (default: from --out's suffix, else table)")] = None,
     out: Annotated[Optional[Path], typer.Option(help="Write here instead of stdout ('-': stdout; a folder: the default name inside; figures: default file name in the current folder)")] = None,
     lane: Annotated[Optional[int], typer.Option(help="Highlight one lane (0..threads-1)")] = None,
@@ -51,7 +52,7 @@ def layout_command(
     extras = {k: v for k, v in (("num", num), ("trans", trans), ("swizzle", swizzle), ("major", major))
               if v is not None}
     show_layout(api=api, frag=frag, shape=shape, dtype=dtype, layout=layout, extras=extras, source=source.value,
-                method=method.value, fmt=fmt, out=out, lane=lane, view=view.value, mma=mma,
+                method=method, atlas=atlas, fmt=fmt, out=out, lane=lane, view=view.value, mma=mma,
                 color_by=color_by.value, palette=palette)
 
 
@@ -72,7 +73,7 @@ def specs_for(api, frag, shape, dtype, layout, extras, mma):
     return [make_spec(frag, shape, dtype, layout, api=api, **extras)]
 
 
-def show_layout(*, api="wmma", frag, shape, dtype, layout, extras=None, source, method, fmt, out, lane, view, mma,
+def show_layout(*, api="wmma", frag, shape, dtype, layout, extras=None, source, method, atlas=None, fmt, out, lane, view, mma,
                 color_by, palette) -> None:
     from ..files import write_output
     from ..layouts.resolve import resolve_layout
@@ -86,7 +87,7 @@ def show_layout(*, api="wmma", frag, shape, dtype, layout, extras=None, source, 
         from ..show.palette import check_style
 
         check_style(color_by, palette)
-    layouts = [resolve_layout(s, source, method) for s in specs]
+    layouts = [resolve_layout(s, source, method, atlas=None if atlas is None else str(atlas)) for s in specs]
     if fmt in FIGURE_FORMATS:
         _write_figure(layouts, fmt, out, lane, color_by, palette, mma)
         return
@@ -165,15 +166,9 @@ def list_catalogue(fmt: str = "table", api: str | None = None) -> None:
 
     families = [get_family(api)] if api is not None else list(FAMILIES.values())
     if fmt == "json":
-        rows = []
-        for family in families:
-            for s in family.specs():
-                row = {**s.to_dict(), "rows": s.rows, "cols": s.cols, "threads": s.threads,
-                       "slots": _slots(family, s), "min_sm": s.min_sm}
-                if family.api == "wmma":  # kept for the WMMA rows' established shape
-                    row["experimental"] = (family.note(s) if family.note else "") == "experimental::precision"
-                rows.append(row)
-        typer.echo(json.dumps(rows, indent=1))
+        from ..lookup import catalogue
+
+        typer.echo(json.dumps(catalogue(api), indent=1))
         return
     con = console()
     for family in families:

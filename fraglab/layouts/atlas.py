@@ -8,7 +8,9 @@ per slot, '1' read by the MMA, '0' ignored, '?' not measured.
 
 from __future__ import annotations
 
+import gzip
 import json
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -16,8 +18,9 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from ..errors import AtlasError
+from ..errors import AtlasError, FraglabError
 from ..files import write_output
+from .atlas_schema import check_atlas_document, check_atlas_entry
 from .layout import NO_ELEMENT, UNKNOWN, Layout, Source, with_reads
 from .spec import FragmentSpec
 
@@ -34,6 +37,9 @@ class Atlas:
     entries: dict[str, dict[str, Any]] = field(default_factory=dict)  # key -> method -> Layout (or its encoding, decoded on use)
     refused: dict[str, str] = field(default_factory=dict)             # key -> why it was not measured
     path: Path | None = None
+    # key -> provenance, for entries merged in from another capture (the bundled atlas joins several files)
+    entry_provenance: dict[str, dict[str, Any]] = field(default_factory=dict)
+    entries_checked: bool = True  # False: each entry is checked against the format when first decoded
 
     @property
     def arch(self) -> int:
@@ -50,7 +56,11 @@ class Atlas:
         methods = self.entries.get(spec.key, {})
         found = methods.get(method)
         if isinstance(found, dict):
-            found = methods[method] = _decode(spec, method, found, self.source())
+            if not self.entries_checked:
+                problem = check_atlas_entry(spec.key, {method: found}, tile_size)
+                if problem:
+                    raise AtlasError(f"{self.path or 'atlas'}: {problem}")
+            found = methods[method] = _decode(spec, method, found, self.source(spec.key))
         return found
 
     def layout(self, spec: FragmentSpec, method: str = "load") -> Layout:
@@ -64,11 +74,31 @@ class Atlas:
             found = with_reads(found, self.raw_layout(spec, "onehot"))
         return found
 
-    def source(self) -> Source:
-        prov = dict(self.provenance)
-        if self.path is not None:
+    def source(self, key: str | None = None) -> Source:
+        """Where the atlas (or, in a merged atlas, the entry `key`) was measured."""
+        prov = dict(self.entry_provenance.get(key, self.provenance))
+        if self.path is not None and "atlas_file" not in prov:
             prov["atlas_file"] = self.path.name
         return Source("atlas", prov)
+
+    @classmethod
+    def merged(cls, atlases: "list[Atlas]") -> "Atlas":
+        """One atlas answering from several captures of one architecture, each entry keeping its provenance."""
+        first = atlases[0]
+        out = cls(dict(first.provenance), {}, {}, first.path, {}, all(a.entries_checked for a in atlases))
+        for atlas in atlases:
+            for key, methods in atlas.entries.items():
+                if key in out.entries:
+                    continue  # the first file that holds a fragment answers for it
+                out.entries[key] = methods
+                if atlas is not first:
+                    prov = dict(atlas.entry_provenance.get(key, atlas.provenance))
+                    if atlas.path is not None:
+                        prov.setdefault("atlas_file", atlas.path.name)
+                    out.entry_provenance[key] = prov
+            for key, why in atlas.refused.items():
+                out.refused.setdefault(key, why)
+        return out
 
     def describe(self) -> str:
         p = self.provenance
@@ -83,11 +113,13 @@ class Atlas:
                 "refused": self.refused}
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any], path: Path | None = None) -> "Atlas":
-        if data.get("fraglab_atlas") != ATLAS_FORMAT:
-            raise AtlasError(f"{path or 'document'} is not a fraglab atlas (format {ATLAS_FORMAT})")
+    def from_dict(cls, data: dict[str, Any], path: Path | None = None, deep: bool = True) -> "Atlas":
+        """An atlas from its JSON document, checked against the format (`deep`: every entry now)."""
+        problem = check_atlas_document(data, tile_size, deep=deep)
+        if problem:
+            raise AtlasError(f"{path or 'the document'} is not a valid fraglab atlas: {problem}")
         entries = {key: dict(methods) for key, methods in data["entries"].items()}
-        return cls(data["provenance"], entries, dict(data.get("refused", {})), path)
+        return cls(data["provenance"], entries, dict(data.get("refused", {})), path, entries_checked=deep)
 
     def save(self, path: Path) -> Path | None:
         """Write the atlas (whole or not at all; '-' is stdout); returns the file written."""
@@ -109,34 +141,74 @@ def _decode(spec: FragmentSpec, method: str, enc: dict[str, Any], source: Source
     return Layout(spec, method, source, row, col, reads)
 
 
-def load(path: Path) -> Atlas:
-    path = Path(path)
+def tile_size(key: str) -> int | str:
+    """rows * cols of the fragment an atlas key names, or why the key names no fragment fraglab knows."""
+    from ..apis import FAMILIES  # the families sit above the atlas format; asked only to check keys
+
     try:
-        data = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise AtlasError(f"no atlas file at {path}") from None
-    except json.JSONDecodeError as exc:
-        raise AtlasError(f"{path} is not JSON ({exc})") from None
-    return Atlas.from_dict(data, path)
-
-
-def bundled_paths() -> list[Path]:
-    return sorted(DATA_DIR.glob("atlas_sm*.json"))
+        spec = FragmentSpec.from_key(key)
+    except (FraglabError, TypeError, ValueError) as exc:
+        return str(exc)
+    if spec.api not in FAMILIES:
+        return f"unknown instruction family {spec.api!r} (known: {', '.join(FAMILIES)})"
+    if spec not in _catalogue_of(spec.api):
+        return f"no such {spec.api} fragment (see `fraglab list --api {spec.api}`)"
+    return spec.rows * spec.cols
 
 
 @lru_cache(maxsize=None)
-def _load_cached(path: str) -> Atlas:
-    return load(Path(path))
+def _catalogue_of(api: str) -> frozenset:
+    from ..apis import FAMILIES
+
+    return frozenset(FAMILIES[api].specs())
+
+
+def load(path: Path, deep: bool = True) -> Atlas:
+    """Read and check an atlas file (JSON, or gzip-compressed JSON)."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise AtlasError(f"no atlas file at {path}", argument="atlas") from None
+    except IsADirectoryError:
+        raise AtlasError(f"{path} is a folder, not an atlas file", argument="atlas") from None
+    except OSError as exc:
+        raise AtlasError(f"cannot read {path}: {exc.strerror}", argument="atlas") from None
+    try:
+        if raw[:2] == b"\x1f\x8b":
+            raw = gzip.decompress(raw)
+        data = json.loads(raw)
+    except (OSError, EOFError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise AtlasError(f"{path} is not a fraglab atlas: not JSON ({exc})", argument="atlas") from None
+    return Atlas.from_dict(data, path, deep=deep)
+
+
+_BUNDLED_NAME = re.compile(r"^atlas_sm(\d+)(?:_[a-z0-9]+)?\.json(?:\.gz)?$")
+
+
+def bundled_paths() -> dict[int, list[Path]]:
+    """Architecture -> the shipped atlas files for it (atlas_sm90.json, atlas_sm90_wgmma.json.gz, ...)."""
+    found: dict[int, list[Path]] = {}
+    for path in sorted(DATA_DIR.iterdir()):
+        match = _BUNDLED_NAME.match(path.name)
+        if match:
+            found.setdefault(int(match.group(1)), []).append(path)
+    return found
+
+
+@lru_cache(maxsize=None)
+def _load_bundled_arch(arch: int) -> Atlas:
+    # entries are checked as they are decoded: the shipped files are large and a question needs few entries
+    return Atlas.merged([load(p, deep=False) for p in bundled_paths()[arch]])
 
 
 def load_bundled(arch: int | None = None) -> Atlas:
     """The shipped atlas for `arch`, or the closest recorded architecture (the newest when arch is None)."""
-    paths = bundled_paths()
-    if not paths:
+    archs = bundled_paths()
+    if not archs:
         raise AtlasError(f"no atlas is bundled in {DATA_DIR}")
-    archs = {int(p.stem.split("_sm")[1]): p for p in paths}
     target = max(archs) if arch is None else min(archs, key=lambda a: (abs(a - arch), -a))
-    return _load_cached(str(archs[target]))
+    return _load_bundled_arch(target)
 
 
 def diff(a: Atlas, b: Atlas) -> list[str]:

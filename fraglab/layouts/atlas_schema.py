@@ -51,8 +51,11 @@ def _check_method(where: str, enc: Any, tile: int | None) -> str | None:
     return None
 
 
-def check_atlas_document(data: Any, tile_size: TileSize | None = None) -> str | None:
+def check_atlas_document(data: Any, tile_size: TileSize | None = None, deep: bool = True) -> str | None:
     """The first thing wrong with an atlas document, or None when it is a valid atlas.
+
+    `deep=False` checks the frame only; the entries are then checked one by one as they are decoded
+    (`check_atlas_entry`), which keeps answering from the large bundled atlases fast.
 
     `tile_size(key)` (optional) validates an entry key and gives rows * cols of its tile, so element
     indices can be range-checked; it returns a message string for a key it does not accept.
@@ -73,18 +76,28 @@ def check_atlas_document(data: Any, tile_size: TileSize | None = None) -> str | 
     refused = data.get("refused", {})
     if not isinstance(refused, dict) or not all(isinstance(v, str) for v in refused.values()):
         return "'refused' must map fragment keys to the reason they were not measured"
+    if not deep:
+        return None
     for key, methods in entries.items():
-        where = f"entries[{key!r}]"
-        tile = None
-        if tile_size is not None:
-            found = tile_size(key)
-            if isinstance(found, str):
-                return f"{where}: {found}"
-            tile = found
-        if not isinstance(methods, dict) or not methods:
-            return f"{where} must map at least one method name to its slot map"
-        for method, enc in methods.items():
-            problem = _check_method(f"{where}.{method}", enc, tile)
-            if problem:
-                return problem
+        problem = check_atlas_entry(key, methods, tile_size)
+        if problem:
+            return problem
+    return None
+
+
+def check_atlas_entry(key: str, methods: Any, tile_size: TileSize | None = None) -> str | None:
+    """The first thing wrong with one entry (key -> method -> slot map), or None."""
+    where = f"entries[{key!r}]"
+    tile = None
+    if tile_size is not None:
+        found = tile_size(key)
+        if isinstance(found, str):
+            return f"{where}: {found}"
+        tile = found
+    if not isinstance(methods, dict) or not methods:
+        return f"{where} must map at least one method name to its slot map"
+    for method, enc in methods.items():
+        problem = _check_method(f"{where}.{method}", enc, tile)
+        if problem:
+            return problem
     return None

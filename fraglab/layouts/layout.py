@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from .._version import __version__
-from ..errors import LayoutFormatError
+from ..errors import InputError, LayoutFormatError
 from .spec import FragmentSpec
 
 SOURCE_KINDS = ("gpu", "atlas", "model")
@@ -91,7 +91,38 @@ class Layout:
         return int(self.row.shape[1])
 
     # ---- derived views -------------------------------------------------------------------------
-    def holders(self) -> list[list[list[tuple[int, int]]]]:
+    def holders(self, row: int, col: int) -> list[tuple[int, int]]:
+        """Every (thread, slot) holding element (row, col), in (thread, slot) order."""
+        if not (0 <= row < self.spec.rows and 0 <= col < self.spec.cols):
+            raise InputError(f"({row}, {col}) is outside the {self.spec.rows}x{self.spec.cols} tile of "
+                             f"{self.spec.describe()}: rows 0..{self.spec.rows - 1}, cols 0..{self.spec.cols - 1}",
+                             argument="row" if not 0 <= row < self.spec.rows else "col")
+        threads, slots = np.nonzero((self.row == row) & (self.col == col))
+        return [(int(t), int(s)) for t, s in zip(threads, slots)]
+
+    def to_numpy(self) -> np.ndarray:
+        """(threads, slots, 2) int array of (row, col); -1 where a slot holds no element."""
+        return np.stack([self.row, self.col], axis=-1).astype(np.int64)
+
+    def table(self, view: str = "grid", lane: int | None = None, width: int = 80):
+        """The terminal view as a rich renderable (what `fraglab layout` prints)."""
+        from ..show.tables import layout_view  # the views sit above the value
+
+        return layout_view(self, view, lane, width)
+
+    def figure(self, **style):
+        """A matplotlib Figure of the grid (style: lane=, color_by=, palette=, as `fraglab layout --format png`)."""
+        from ..show.figure import plot_layout
+
+        return plot_layout(self, **style)
+
+    def __repr__(self) -> str:
+        s = self.spec
+        return (f"<Layout {s.describe()} method={self.method}: {self.threads} threads x {self.num_elements} slots"
+                f" -> {s.rows}x{s.cols}>\n  source: {self.source.summary()}"
+                f"\n  duplicates {self.duplicate_slots}, empty {self.empty_slots}, missing {self.missing_elements}")
+
+    def holder_grid(self) -> list[list[list[tuple[int, int]]]]:
         """grid[r][c] = every (thread, slot) holding element (r, c), in (thread, slot) order."""
         grid: list[list[list[tuple[int, int]]]] = [[[] for _ in range(self.spec.cols)] for _ in range(self.spec.rows)]
         for t, s in zip(*np.nonzero(self.row != NO_ELEMENT)):

@@ -10,31 +10,40 @@ from dataclasses import replace
 
 from ..errors import AtlasError, CompileError, FraglabError, GpuUnavailable, InputError, ProbeError
 from . import atlas as atlas_mod
-from .layout import METHODS, Layout, with_reads
+from .layout import Layout, with_reads
 from .spec import FragmentSpec
 
 SOURCES = ("auto", "gpu", "atlas", "model")
 
 
-def check_source(source: str, method: str = "load") -> None:
+def check_source(source: str) -> None:
     if source not in SOURCES:
         raise InputError(f"invalid source {source!r}: valid choices are {', '.join(SOURCES)}", argument="source")
-    if method not in METHODS:
-        raise InputError(f"invalid method {method!r}: valid choices are {', '.join(METHODS)}", argument="method")
+
+
+def check_method(spec: FragmentSpec, method: str | None) -> str:
+    """The method to answer with: the family's first when none is asked; InputError for one the family lacks."""
+    methods = spec.family.methods
+    if method is None:
+        return methods[0]
+    if method not in methods:
+        raise InputError(f"invalid method {method!r} for {spec.api}: valid choices are {', '.join(methods)}",
+                         argument="method")
+    return method
 
 
 def from_gpu(spec: FragmentSpec, method: str) -> Layout:
     family = spec.family
-    if method not in family.methods:
-        raise InputError(f"invalid --method {method!r} for {spec.api}: valid choices are {', '.join(family.methods)}",
-                         argument="method")
+    method = check_method(spec, method)
     methods = (method, "onehot") if method == "load" and "onehot" in family.methods else (method,)
     results = family.measure(spec, methods)
     return with_reads(results[method], results.get("onehot")) if method == "load" else results[method]
 
 
-def from_atlas(spec: FragmentSpec, method: str, arch: int | None = None) -> Layout:
-    return atlas_mod.load_bundled(arch).layout(spec, method)
+def from_atlas(spec: FragmentSpec, method: str, arch: int | None = None, path: str | None = None) -> Layout:
+    """From the atlas file `path` (checked on reading), else from the bundled atlas closest to `arch`."""
+    found = atlas_mod.load(path) if path is not None else atlas_mod.load_bundled(arch)
+    return found.layout(spec, method)
 
 
 def from_model(spec: FragmentSpec, method: str) -> Layout:
@@ -52,9 +61,19 @@ def noted(layout: Layout, note: str) -> Layout:
                   layout.mma_reads)
 
 
-def resolve_layout(spec: FragmentSpec, source: str = "auto", method: str = "load") -> Layout:
-    """The layout from the requested source; `auto` tries GPU, then the atlas, then the model, and says why."""
-    check_source(source, method)
+def resolve_layout(spec: FragmentSpec, source: str = "auto", method: str | None = None,
+                   atlas: str | None = None) -> Layout:
+    """The layout from the requested source; `auto` tries GPU, then the atlas, then the model, and says why.
+
+    `method` None means the family's first (load for WMMA, mma for mma.sync and wgmma). `atlas` names a
+    captured atlas file to answer from (with source auto or atlas) instead of the GPU and the bundled one."""
+    check_source(source)
+    method = check_method(spec, method)
+    if atlas is not None:
+        if source not in ("auto", "atlas"):
+            raise InputError(f"--atlas answers from a file: use it with --source atlas or auto, not {source}",
+                             argument="atlas")
+        return from_atlas(spec, method, path=atlas)
     if source == "gpu":
         return from_gpu(spec, method)
     if source == "atlas":
@@ -83,4 +102,4 @@ def resolve_layout(spec: FragmentSpec, source: str = "auto", method: str = "load
     return noted(found, "; ".join(reasons) + "; answered from the PTX model")
 
 
-__all__ = ["SOURCES", "resolve_layout", "from_gpu", "from_atlas", "from_model", "noted", "check_source"]
+__all__ = ["SOURCES", "resolve_layout", "from_gpu", "from_atlas", "from_model", "noted", "check_source", "check_method"]

@@ -57,7 +57,7 @@ def _slot_text(slot: int, reads: int) -> str:
 
 
 def _cells(layout: Layout) -> list[list[_Cell]]:
-    grid = layout.holders()
+    grid = layout.holder_grid()
     reads = layout.mma_reads
     return [[_Cell([(t, s, int(reads[t, s])) for t, s in grid[r][c]]) for c in range(layout.spec.cols)]
             for r in range(layout.spec.rows)]

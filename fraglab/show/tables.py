@@ -66,7 +66,7 @@ GRID_LEGEND = ("cell = lane.slot (x[slot] of that lane); '/s' another slot of th
 
 def grid_view(layout: Layout, lane: int | None = None, width: int = 120) -> list[Table]:
     """The matrix with every holder of each cell, in bands of columns that fit `width`."""
-    holders = layout.holders()
+    holders = layout.holder_grid()
     cells = [[_holder_text(holders[r][c], lane, layout.mma_reads) if holders[r][c] else Text("-", style="red")
               for c in range(layout.spec.cols)] for r in range(layout.spec.rows)]
     band = _band(cells, layout.spec.cols, width)

@@ -324,7 +324,7 @@ def test_smem_grid_text_shows_swizzled_chunks():
 def test_captured_h100_atlas_agrees_with_model_and_between_methods():
     from fraglab.layouts.atlas import DATA_DIR, load
 
-    atlas = load(DATA_DIR / "wgmma_captured_h100.json")
+    atlas = load(DATA_DIR / "atlas_sm90_wgmma.json.gz")
     fam = _family()
     specs = atlas.specs()
     assert len(specs) == 103

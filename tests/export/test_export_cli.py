@@ -147,7 +147,7 @@ def test_a_layout_with_no_cute_form_gets_one_line_and_exit_2(tmp_path):
     """An atlas whose accumulator is XOR-swizzled (col ^= row & 7): linear, but no shape:stride form."""
     from fraglab.layouts import atlas as atlas_mod
 
-    bundled = atlas_mod.bundled_paths()[-1]
+    bundled = atlas_mod.DATA_DIR / "atlas_sm90.json"  # the WMMA capture
     doc = json.loads(bundled.read_text())
     cells = np.array(doc["entries"][ATLAS_ACC]["load"]["cells"])
     row, col = cells // 16, cells % 16

@@ -76,7 +76,7 @@ def test_figure_labels_list_exactly_the_atlas_holders(atlas, manifest):
             continue
         layout = atlas.layout(FragmentSpec.from_key(entry["specs"][0]))
         groups = svg_groups((FIGS / entry["file"]).read_bytes())
-        holders = layout.holders()
+        holders = layout.holder_grid()
         cells = {k: v for k, v in groups.items() if k.startswith("grid-cell-")}
         for key, lines in cells.items():
             r, c = (int(v) for v in key.split("-")[2:])
