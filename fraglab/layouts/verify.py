@@ -34,7 +34,9 @@ def _slots_equal(a: Layout, b: Layout, where) -> bool:
 def check_combination(spec: FragmentSpec, measured: dict[str, Layout], arch: int,
                       atlas: "Atlas | None") -> VerifyRow:
     """Cross-check the three methods, the model and the atlas for one fragment."""
-    load = measured.get("load") or next(iter(measured.values()))
+    # the family's own first method stands where WMMA has `load` (mma.sync and wgmma: the identity MMA)
+    primary = "load" if "load" in measured else next(m for m in spec.family.methods if m in measured)
+    load = measured[primary]
     mma, onehot = measured.get("mma"), measured.get("onehot")
     reads_from = onehot if onehot is not None else load
     row = VerifyRow(spec, duplicates=load.duplicate_slots, ignored=reads_from.ignored_slots)
@@ -49,7 +51,7 @@ def check_combination(spec: FragmentSpec, measured: dict[str, Layout], arch: int
     if row.problems:
         row.methods = "differ"
     family = spec.family
-    model = family.model(spec, "load")
+    model = family.model(spec, primary)
     if model is None:
         row.model = "not modelled"
     elif not family.model_claims(arch):

@@ -60,8 +60,22 @@ def test_bundled_atlas_has_every_fragment_with_provenance():
                   "cupy_version", "fraglab_version", "captured"):
         assert prov.get(field), field
     assert bundled.arch == 90
-    assert {s.key for s in bundled.specs()} == {s.key for s in wmma_catalogue()}
+    keys = {s.key for s in bundled.specs()}
+    assert {k for k in keys if k.startswith("wmma.")} == {s.key for s in wmma_catalogue()}
     assert not bundled.refused
+    from fraglab.apis import catalogue
+
+    assert keys <= {s.key for s in catalogue()}  # nothing recorded that the catalogue does not offer
+    for spec in bundled.specs():  # each entry says which GPU measured it (the bundled atlas joins captures)
+        source = bundled.source(spec.key).provenance
+        assert source["compute_capability"] == 90 and source["gpu_name"].startswith("NVIDIA H"), spec.key
+
+
+def test_bundled_atlas_holds_every_family_measured():
+    from fraglab.apis import FAMILIES
+
+    apis = {s.api for s in atlas_mod.load_bundled().specs()}
+    assert apis == set(FAMILIES)
 
 
 @pytest.mark.parametrize("spec", wmma_catalogue(), ids=lambda s: s.key)
