@@ -3,7 +3,9 @@
 The tile index is CuTe's column-major one, index = row + col * rows, so the sm_80 A operand of
 mma.m16n8k16 reads ((4,8),(2,2,2)):((32,1),(16,8,128)), as in CUTLASS's mma_traits_sm80.hpp.
 Each mode is inferred on its own (CuTe splits a thread or slot index colexicographically, first factor
-fastest) and comes out coalesced: its factors are maximal runs of one stride. Duplicated slots are
+fastest) and comes out coalesced: its factors are maximal runs of one stride. Where no shape:stride form
+exists, the nearest composed form is searched: the layout over a selection of slots, or CuTe's
+swizzled composition L o Swizzle<B,M,S> (wgmma's shared-memory operands). Duplicated slots are
 exact here: a slot that repeats another is a stride-0 factor (WMMA f16 A: 16 slots, the last 8 copy
 the first 8, so the value mode gains a (2):(0) factor). A slot holding nothing has no CuTe form.
 """
@@ -145,21 +147,63 @@ def _why_not(idx: np.ndarray) -> str:
     return "the thread or slot index is not a product of strided factors"
 
 
-def _nearest(layout, idx: np.ndarray) -> str:
-    """The closest form that exists: the layout over the slots that hold distinct elements, if there is one."""
+def swizzle(offset, bits: int, base: int, shift: int):
+    """CuTe's Swizzle<B,M,S>: bits [M+S, M+S+B) of the offset XORed into bits [M, M+B)."""
+    offset = np.asarray(offset, dtype=np.int64)
+    mask = ((1 << bits) - 1) << (base + shift)
+    return offset ^ ((offset & mask) >> shift)
+
+
+def _slot_selection(layout, idx: np.ndarray) -> tuple[str, dict] | None:
+    """The layout over the slots that hold distinct elements, composed with that selection."""
     held = np.all(idx >= 0, axis=0)
     keep: list[int] = []
     for v in range(idx.shape[1]):
         if held[v] and not any(np.array_equal(idx[:, v], idx[:, k]) for k in keep):
             keep.append(v)
     if not keep or len(keep) == idx.shape[1]:
-        return ""
+        return None
     found = _infer(idx[:, keep], layout.spec.rows, layout.spec.cols)
     if found is None:
-        return ""
+        return None
     dropped = [v for v in range(idx.shape[1]) if v not in keep]
-    return (f"{found.text()} composed with the slot selection {_ranges(keep)} "
+    text = (f"{found.text()} composed with the slot selection {_ranges(keep)} "
             f"(slots {_ranges(dropped)} hold nothing or repeat a kept slot)")
+    return text, {"layout": found.to_json(), "slots": keep}
+
+
+def _swizzled(layout, idx: np.ndarray) -> tuple[str, dict] | None:
+    """L o Swizzle<B,M,S> o (T,V):(V,1): the map un-swizzled on the flat offset thread * V + slot is a layout.
+
+    This is CuTe's ComposedLayout for swizzled shared memory (wgmma's 32B/64B/128B operands, where a
+    "thread" is a 16-byte chunk); the smallest swizzle that works is given.
+    """
+    threads, slots = idx.shape
+    total = threads * slots
+    if (idx < 0).any() or total & (total - 1):
+        return None
+    width = total.bit_length() - 1
+    offsets = np.arange(total)
+    for bits in range(1, width):
+        for shift in range(1, width - bits + 1):
+            for base in range(0, width - bits - shift + 1):
+                moved = swizzle(offsets, bits, base, shift)
+                found = _infer(idx.ravel()[moved].reshape(threads, slots), layout.spec.rows, layout.spec.cols)
+                if found is None:
+                    continue
+                # L takes the flat offset colexicographically: the slot mode first, then the thread mode.
+                flat = CuteLayout(found.value_shape, found.value_stride, found.thread_shape, found.thread_stride,
+                                  found.rows, found.cols)
+                text = f"{flat.text()} o Swizzle<{bits},{base},{shift}> o ({threads},{slots}):({slots},1)"
+                return text, {"layout": flat.to_json(), "swizzle": [bits, base, shift],
+                              "offset": {"shape": [threads, slots], "stride": [slots, 1]}}
+    return None
+
+
+def _nearest(layout, idx: np.ndarray) -> tuple[str, dict | None]:
+    """The closest composed form that exists (text, structure), or ("", None)."""
+    found = _slot_selection(layout, idx) or _swizzled(layout, idx)
+    return found if found is not None else ("", None)
 
 
 def _infer(idx: np.ndarray, rows: int, cols: int) -> CuteLayout | None:
@@ -187,7 +231,10 @@ def to_cute(layout) -> CuteLayout:
         why = f"thread 0 slot 0 holds index {int(idx[0, 0])}, and a CuTe layout maps (0, 0) to 0"
     else:
         why = _why_not(idx)
-    raise NoExportForm(f"{title(layout)} has no CuTe shape:stride form: {why}", _nearest(layout, idx))
+    text, composed = _nearest(layout, idx)
+    error = NoExportForm(f"{title(layout)} has no CuTe shape:stride form: {why}", text)
+    error.composed = composed
+    raise error
 
 
 def render(layout, fmt: str = "text", name: str = "FragLayout") -> str:

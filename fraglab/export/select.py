@@ -42,7 +42,12 @@ def page_layouts(atlas: Path | None = None) -> list:
     from ..layouts import atlas as atlas_mod
 
     found = atlas_mod.load(Path(atlas)) if atlas is not None else atlas_mod.load_bundled()
-    out = [found.layout(spec, "load") for spec in found.specs() if found.has(spec, "load")]
+    out = []
+    for spec in found.specs():
+        # "load" where the family measures with it, else the family's first recorded method (wgmma: "codes")
+        method = next((m for m in ("load", *spec.family.methods) if found.has(spec, m)), None)
+        if method is not None:
+            out.append(found.layout(spec, method))
     held = {lay.spec.key for lay in out}
     for family in FAMILIES.values():
         for spec in family.specs():

@@ -26,6 +26,7 @@ class NoExportForm(InputError):
         super().__init__(message + (f"; nearest form: {nearest}" if nearest else ""), argument=argument)
         self.reason = message
         self.nearest = nearest
+        self.composed: dict | None = None  # the nearest form as data, where an export has one
 
 
 def index_map(layout) -> np.ndarray:

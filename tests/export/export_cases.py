@@ -166,7 +166,7 @@ def atlas_layouts() -> list:
     except ImportError:
         from fraglab import atlas
     found = atlas.load_bundled()
-    return [found.layout(spec, "load") for spec in found.specs()]
+    return [found.layout(spec, "load") for spec in found.specs() if found.has(spec, "load")]
 
 
 def family_layouts() -> list:
@@ -191,4 +191,5 @@ def family_layouts() -> list:
 
 def layout_name(layout) -> str:
     s = layout.spec
-    return getattr(layout, "name", None) or ".".join(str(x) for x in (s.api, s.frag, s.shape, s.dtype, s.layout))
+    return getattr(layout, "name", None) or getattr(s, "key", None) or ".".join(
+        str(x) for x in (s.api, s.frag, s.shape, s.dtype, s.layout))
