@@ -6,17 +6,20 @@ Generic over families: a family passes its kernel naming and build; the plans (f
 from __future__ import annotations
 
 import datetime as _dt
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
 from .._version import __version__
-from ..errors import CompileError, ProbeError, ProbeUnsupported
+from ..errors import CompileError, FraglabError, ProbeError, ProbeUnsupported
 from ..layouts.layout import METHODS, Layout, Source
 from ..layouts.spec import FragmentSpec
 from ..runtime.build import KernelBuild
 from .codes import POISON
 from .plans import PLANS
+
+if TYPE_CHECKING:
+    from ..layouts.atlas import Atlas
 
 KernelName = Callable[[str, FragmentSpec], str]  # (method or "info", spec) -> C++ name expression
 
@@ -134,7 +137,11 @@ def capture_atlas(progress=None, apis: tuple[str, ...] | None = None) -> "Atlas"
         refused.update({s.key: f"needs sm_{s.min_sm} or newer; this GPU is sm_{sm}"
                         for s in catalogue if s.min_sm > sm})
         if family.capture is not None:
-            got, why, seconds = family.capture(supported, progress, source)
+            try:
+                got, why, seconds = family.capture(supported, progress, source)
+            except FraglabError as exc:  # one family's failure is recorded, never sinks the others
+                refused.update({s.key: f"{api} capture failed: {str(exc).splitlines()[0]}" for s in supported})
+                continue
             entries.update(got)
             refused.update(why)
             compile_seconds += seconds
@@ -144,7 +151,7 @@ def capture_atlas(progress=None, apis: tuple[str, ...] | None = None) -> "Atlas"
                 progress(spec.key, done, len(supported))
             try:
                 entries[spec.key] = family.measure(spec, family.methods)
-            except (CompileError, ProbeError) as exc:
+            except FraglabError as exc:
                 refused[spec.key] = f"{exc.__class__.__name__}: {str(exc).splitlines()[0]}"
     prov = dict(source.provenance)
     prov["captured"] = prov.pop("date")

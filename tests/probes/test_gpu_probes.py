@@ -10,13 +10,14 @@ from fraglab.probes import run as probes
 from fraglab.apis import make_spec
 from fraglab.apis.wmma import wmma_catalogue
 from fraglab.cli.main import app
+from fraglab.layouts.verify import check_combination
 
 pytestmark = pytest.mark.gpu
 
 
 @pytest.fixture(scope="module")
 def captured():
-    return probes.capture_atlas()
+    return probes.capture_atlas(apis=("wmma",))
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +42,7 @@ def test_methods_model_and_atlas_agree(spec, captured, arch):
         bundled = atlas_mod.load_bundled(arch)
     except atlas_mod.AtlasError:
         bundled = None
-    row = service.check_combination(spec, measured, arch, bundled)
+    row = check_combination(spec, measured, arch, bundled)
     assert row.ok, row.problems
     load = measured["load"]
     assert load.missing_elements == 0 and load.empty_slots == 0
