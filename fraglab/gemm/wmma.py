@@ -2,7 +2,7 @@
 
 The launcher switch, as data: (dtype, act, bias mode, has C, save Z, tile, aligned)
 names exactly one `fraglab::gemm_wmma_kernel<...>`; each is its own KernelBuild, compiled through
-`name_expressions` the first time it is asked for and cached by fraglab.gpu (memory and disk).
+`name_expressions` the first time it is asked for and cached by fraglab.runtime.gpu (memory and disk).
 Everything but `launch` runs without a GPU.
 """
 
