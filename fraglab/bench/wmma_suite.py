@@ -149,8 +149,10 @@ def _reps_for(m: int, n: int, k: int) -> int:
 
 def run_suite(sizes, *, dtype: str = "f16", act: str = "none", bias_mode: str = "none", beta: float = 0.0,
               alpha: float = 1.0, leaky_slope: float = 0.01, save_z: bool = False, check: bool = True,
-              bench: bool = True, baselines: bool = True, tile: str | None = None, progress=None) -> dict:
-    """Check and time the fused WMMA GEMM and its baselines for each (m, n, k).
+              bench: bool = True, baselines: bool = True, tile: str | None = None, progress=None,
+              kernel: str = "wmma") -> dict:
+    """Check and time the fused WMMA GEMM and its baselines for each (m, n, k). kernel='wgmma' runs the Hopper
+    wgmma GEMM through the same road (rows keep the wmma_* names; the ceiling stays the mma.sync one).
 
     Returns {"rows": [...] one per (kernel, size), "summary": [...] one per size with the ratios,
     "ceiling_tflops" / "ceiling_sustained_tflops": the register-only WMMA rate measured in this run before
@@ -177,10 +179,10 @@ def run_suite(sizes, *, dtype: str = "f16", act: str = "none", bias_mode: str = 
         z = cp.empty((m, n), dtype=cp.float32) if save_z else None
         # One road: each input set is validated and planned once by fraglab.gemm.api; the timed calls only launch.
         fused_runs = [prepare(x["a"], x["b"], c=x["c"], bias=x["bias"], bias_mode=bias_mode, act=act, alpha=alpha,
-                              beta=beta, leaky_slope=leaky_slope, save_z=save_z, out=d, z_out=z, kernel="wmma",
+                              beta=beta, leaky_slope=leaky_slope, save_z=save_z, out=d, z_out=z, kernel=kernel,
                               input_dtype="bf16" if x["bits"] else None, tile=tile) for x in inputs]
         fused = fused_runs[0].kernel_spec
-        plain_runs = [prepare(x["a"], x["b"], out=d, kernel="wmma", input_dtype="bf16" if x["bits"] else None,
+        plain_runs = [prepare(x["a"], x["b"], out=d, kernel=kernel, input_dtype="bf16" if x["bits"] else None,
                               tile=fused.tile if fused.aligned else None) for x in inputs]
         plain = plain_runs[0].kernel_spec
 

@@ -72,6 +72,7 @@ def _print_table(rows: list[dict], columns, title: str) -> None:
 
 def gemm_command(
     wmma: Annotated[bool, typer.Option("--wmma/--simt", help="Tensor-core WMMA GEMM (f16/bf16) or the FP32 SIMT ladder")] = True,
+    wgmma: Annotated[bool, typer.Option("--wgmma", help="Hopper wgmma GEMM (f16/bf16, sm_90), checked and timed like --wmma")] = False,
     m: Annotated[Optional[int], typer.Option("--m", help="Rows of A and D (one problem; see --size)")] = None,
     n: Annotated[Optional[int], typer.Option("--n", help="Columns of B and D")] = None,
     k: Annotated[Optional[int], typer.Option("--k", help="Columns of A, rows of B")] = None,
@@ -98,13 +99,24 @@ def gemm_command(
     sizes = parse_sizes(size, m, n, k, DEFAULT_BENCH_SIZES if bench else DEFAULT_CHECK_SIZES)
     if plot is not None and plot.suffix.lower() not in (".png", ".svg", ".pdf"):
         fail(f"invalid --plot {str(plot)!r}: the suffix must be .png, .svg or .pdf")
+    if wgmma and not wmma:
+        fail("--wgmma and --simt exclude each other")
     if wmma:
         _choice(dtype, WMMA_DTYPES, "--dtype")
         if kernel is not None:
             fail("--kernel picks a rung of the SIMT ladder: use it with --simt")
-        from ..gemm.wmma import ALIGNED_TILES
-        if tile is not None:
-            _choice(tile, ALIGNED_TILES, "--tile")
+        if wgmma:
+            from ..runtime import gpu
+            gpu.cupy()  # GpuUnavailable: one line, before any work
+            if gpu.compute_capability() != 90:
+                fail(f"--wgmma needs an sm_90 GPU (H100/H200); this one is sm_{gpu.compute_capability()}")
+            from ..gemm.wgmma import ALL_TILES
+            if tile is not None:
+                _choice(tile, tuple(ALL_TILES), "--tile")
+        else:
+            from ..gemm.wmma import ALIGNED_TILES
+            if tile is not None:
+                _choice(tile, ALIGNED_TILES, "--tile")
     elif tile is not None:
         fail("--tile applies to --wmma only")
     elif dtype != "f16":
@@ -117,7 +129,7 @@ def gemm_command(
             from ..bench.wmma_suite import CHECK_COLUMNS, RATIO_COLUMNS, SUMMARY_COLUMNS, run_suite
             result = run_suite(sizes, dtype=dtype, act=act, bias_mode=bias, alpha=alpha, beta=beta,
                                leaky_slope=leaky_slope, save_z=save_z, check=check, bench=bench, tile=tile,
-                               progress=prog)
+                               progress=prog, kernel="wgmma" if wgmma else "wmma")
             rows = result["rows"]
         else:
             from ..bench.simt_ladder import run_ladder
@@ -128,7 +140,7 @@ def gemm_command(
                               beta=beta, save_z=save_z, alpha=alpha, leaky_slope=leaky_slope, progress=prog)
             result = {"rows": rows}
 
-    title = f"{'WMMA ' + dtype if wmma else 'SIMT f32'} GEMM, act={act}, bias={bias}, beta={beta}" + \
+    title = f"{('WGMMA ' if wgmma else 'WMMA ') + dtype if wmma else 'SIMT f32'} GEMM, act={act}, bias={bias}, beta={beta}" + \
         (", save Z" if save_z else "")
     if wmma:
         if check:

@@ -6,10 +6,12 @@ instantiation for this problem) -> launch. `prepare` does the first two and retu
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
-from .validate import KERNELS, GemmArgumentError, GemmPlan, check_matrix, is_aligned, validate_gemm_args
+from .validate import (KERNELS, GemmArgumentError, GemmPlan, KernelFallback, check_matrix, is_aligned,
+                       tensor_core_kernel, validate_gemm_args)
 
 
 def _require_cupy(cp, **arrays: Any) -> None:
@@ -24,7 +26,7 @@ class PreparedGemm:
     """A validated, planned GEMM bound to its arrays; calling it launches the one kernel and returns D (or D, Z)."""
 
     plan: GemmPlan
-    kernel_spec: Any     # gemm.wmma.WmmaKernelSpec, or the SIMT rung's name
+    kernel_spec: Any     # gemm.wmma.WmmaKernelSpec, gemm.wgmma.WgmmaKernelSpec, or the SIMT rung's name
     d: Any
     z: Any
     _launch: Callable[[Any], None]
@@ -54,7 +56,29 @@ def prepare(a, b, *, c=None, bias=None, bias_mode: Optional[str] = None, act: st
         z = z_out if z_out is not None else cp.empty((plan.m, plan.n), dtype=cp.float32)
     c_arg = c if plan.has_c else None
     bias_arg = bias if plan.bias_mode != "none" else None
-    if plan.kernel == "wmma":
+    family = plan.kernel
+    if plan.kernel in ("wmma", "wgmma"):
+        pointers = tuple(x.data.ptr for x in (a, b, c_arg, bias_arg, d, z) if x is not None)
+        requested = kernel
+        if kernel == "auto" and tile is not None:  # a forced tile names its kernel
+            from .wgmma import ALL_TILES
+            requested = "wgmma" if tile in ALL_TILES else "wmma"
+        family, notice = tensor_core_kernel(requested, _compute_capability(), plan.k, plan.n, pointers)
+        if notice:
+            warnings.warn(notice, KernelFallback, stacklevel=3)
+    if family == "wgmma":
+        from . import wgmma as gemm_wgmma
+
+        if tile is not None and tile not in gemm_wgmma.ALL_TILES:
+            raise GemmArgumentError("tile", f"{tile!r} is not valid for wgmma: choose one of "
+                                            f"{', '.join(gemm_wgmma.ALL_TILES)}")
+        spec = gemm_wgmma.spec_for(plan.dtype, plan.m, plan.n, plan.k, act=plan.act, bias_mode=plan.bias_mode,
+                                   has_c=plan.has_c, save_z=plan.save_z, sm_count=_sm_count(), tile=tile)
+
+        def launch(stream):
+            gemm_wgmma.launch(spec, a, b, d, c=c_arg, bias=bias_arg, z=z, alpha=alpha, beta=beta,
+                              leaky_slope=leaky_slope, stream=stream, sm_count=_sm_count())
+    elif family == "wmma":
         from . import wmma as gemm_wmma
 
         if tile is not None and tile not in gemm_wmma.ALIGNED_TILES:
@@ -89,8 +113,9 @@ def gemm(a, b, *, c=None, bias=None, bias_mode: Optional[str] = None, act: str =
     both float32 (SIMT ladder). c, bias, out: float32. bias_mode: none | per_m (M,) | per_n (N,) |
     full (M, N); left as None it follows the bias (none, or per_n for 1-D, full for 2-D).
     act: none relu leaky_relu gelu gelu_tanh silu sigmoid tanh. beta != 0 needs c; beta == 0 ignores c.
-    kernel: auto (wmma for f16/bf16, simt for f32) | wmma | simt. tile (wmma only): force "256x128" or
-    "128x64" (benchmarks); default chosen by size; inputs the 16-byte path cannot take use 128x128.
+    kernel: auto (wgmma on sm_90 and wmma elsewhere for f16/bf16, simt for f32) | wgmma | wmma | simt; wgmma
+    falls back to wmma with a KernelFallback warning where TMA cannot describe the operands. tile (benchmarks):
+    force a wmma tile ("256x128", "128x64") or a wgmma tile (gemm.wgmma.ALL_TILES); default chosen by size.
     """
     return prepare(a, b, c=c, bias=bias, bias_mode=bias_mode, act=act, alpha=alpha, beta=beta,
                    leaky_slope=leaky_slope, save_z=save_z, out=out, kernel=kernel, input_dtype=input_dtype,
@@ -98,6 +123,15 @@ def gemm(a, b, *, c=None, bias=None, bias_mode: Optional[str] = None, act: str =
 
 
 _SM_COUNT: Optional[int] = None
+_COMPUTE_CAPABILITY: Optional[int] = None
+
+
+def _compute_capability() -> int:
+    global _COMPUTE_CAPABILITY
+    if _COMPUTE_CAPABILITY is None:
+        from ..runtime import gpu
+        _COMPUTE_CAPABILITY = gpu.compute_capability()
+    return _COMPUTE_CAPABILITY
 
 
 def _sm_count() -> int:

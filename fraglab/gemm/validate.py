@@ -24,7 +24,7 @@ def is_aligned(k: int, n: int, pointers: tuple[int, ...]) -> bool:
     return k % ALIGN_ELEMENTS == 0 and n % ALIGN_ELEMENTS == 0 and all(p % ALIGN_BYTES == 0 for p in pointers if p)
 
 
-KERNELS = ("auto", "wmma", "simt")
+KERNELS = ("auto", "wmma", "wgmma", "simt")
 _WMMA_DTYPES = {"float16": "f16", "bfloat16": "bf16"}
 
 
@@ -76,6 +76,28 @@ def check_matrix(x, argument: str, shape: tuple[int, ...], dtype: str = "float32
         raise GemmArgumentError(argument, "must be C-contiguous (row-major); pass cupy.ascontiguousarray(...)")
 
 
+class KernelFallback(UserWarning):
+    """A wgmma GEMM was asked for (or chosen) but the operands need the WMMA kernel; the message says why."""
+
+
+def tensor_core_kernel(requested: str, compute_capability: int, k: int, n: int,
+                       pointers: tuple[int, ...]) -> tuple[str, Optional[str]]:
+    """Which tensor-core GEMM runs f16/bf16 inputs: ("wgmma" | "wmma", the one-line notice or None).
+    On sm_90, 'auto' and 'wgmma' take wgmma when TMA can describe the operands (`is_aligned`: K and N multiples
+    of 8, 16-byte aligned arrays), else WMMA with a notice; 'wgmma' on another GPU is an error."""
+    if requested == "wmma":
+        return "wmma", None
+    if compute_capability != 90:
+        if requested == "wgmma":
+            raise GemmArgumentError("kernel", f"'wgmma' needs an sm_90 GPU (H100/H200); this GPU is "
+                                              f"sm_{compute_capability}: use kernel='wmma' or 'auto'")
+        return "wmma", None
+    if is_aligned(k, n, pointers):
+        return "wgmma", None
+    return "wmma", (f"notice: the wgmma GEMM needs K and N multiples of {ALIGN_ELEMENTS} and {ALIGN_BYTES}-byte "
+                    f"aligned arrays (TMA); K={k}, N={n}: running the WMMA kernel")
+
+
 def validate_gemm_args(a, b, *, c=None, bias=None, bias_mode: Optional[str] = None, act: str = "none",
                        alpha: float = 1.0, beta: float = 0.0, leaky_slope: float = 0.01, save_z: bool = False,
                        out=None, kernel: str = "auto", input_dtype: Optional[str] = None) -> GemmPlan:
@@ -108,10 +130,11 @@ def validate_gemm_args(a, b, *, c=None, bias=None, bias_mode: Optional[str] = No
         raise GemmArgumentError("b", f"dtype {_dtype_name(b)} differs from a's {_dtype_name(a)}")
     if kernel == "auto":
         kernel = "simt" if dtype == "f32" else "wmma"
-    if kernel == "wmma" and dtype == "f32":
-        raise GemmArgumentError("a", "kernel 'wmma' takes float16 or bfloat16 inputs; use kernel='simt' for float32")
+    if kernel in ("wmma", "wgmma") and dtype == "f32":
+        raise GemmArgumentError("a", f"kernel {kernel!r} takes float16 or bfloat16 inputs; use kernel='simt' for float32")
     if kernel == "simt" and dtype != "f32":
-        raise GemmArgumentError("a", "kernel 'simt' takes float32 inputs; use kernel='wmma' for float16/bfloat16")
+        raise GemmArgumentError("a", "kernel 'simt' takes float32 inputs; use kernel='wmma', 'wgmma' or 'auto' for "
+                                     "float16/bfloat16")
 
     if bias_mode is None:
         bias_mode = "none" if bias is None else ("per_n" if len(getattr(bias, "shape", ())) == 1 else "full")

@@ -65,7 +65,7 @@ EXPERIMENTAL_TILES: dict[str, TileConfig] = {
     "128x256g16": TileConfig(128, 256, 4, 16),
     "128x128p4": TileConfig(128, 128, 4, pingpong=True),
 }
-_ANY_TILE = {**TILES, **EXPERIMENTAL_TILES}
+ALL_TILES = {**TILES, **EXPERIMENTAL_TILES}
 # The largest tile that still gives this many waves of tiles (measured: at 2048^3, 128 tiles of 128x256 on 132
 # SMs beat 256 of 128x128; at 1024^3, 64 tiles of 128x128 leave half the SMs idle).
 MIN_WAVES = 0.9
@@ -89,13 +89,15 @@ class WgmmaKernelSpec:
         for value, valid, argument in ((self.dtype, DTYPES, "dtype"), (self.out_dtype, OUT_DTYPES, "out_dtype"),
                                        (self.act, ACT_KINDS, "act"),
                                        (self.bias_mode, BIAS_MODES, "bias_mode"),
-                                       (self.tile, tuple(_ANY_TILE), "tile")):
+                                       (self.tile, tuple(ALL_TILES), "tile")):
             if value not in valid:
                 raise ValueError(f"invalid {argument} {value!r}: valid choices are {', '.join(valid)}")
 
+    aligned = True   # always the 16-byte (TMA) path; the WMMA kernel takes the rest
+
     @property
     def tile_config(self) -> TileConfig:
-        return _ANY_TILE[self.tile]
+        return ALL_TILES[self.tile]
 
     def name(self) -> str:
         """The C++ name expression of this instantiation."""

@@ -94,6 +94,34 @@ def test_choose_tile_by_waves():
     assert wgmma.choose_tile(1024, 1024, 132) == "128x64"      # 64 tiles of 128x128: half a wave
 
 
+def test_tensor_core_kernel_rules():
+    """One rule set (gemm/validate.py): wgmma on sm_90 where TMA can describe the operands, else WMMA."""
+    from fraglab.gemm.validate import GemmArgumentError, tensor_core_kernel
+
+    assert tensor_core_kernel("auto", 90, 64, 128, (256, 512)) == ("wgmma", None)
+    assert tensor_core_kernel("wgmma", 90, 64, 128, (256,)) == ("wgmma", None)
+    assert tensor_core_kernel("auto", 80, 64, 128, (256,)) == ("wmma", None)
+    assert tensor_core_kernel("wmma", 90, 64, 128, (256,)) == ("wmma", None)
+    family, notice = tensor_core_kernel("wgmma", 90, 64, 100, (256,))   # N = 100: rows of B not 16-byte aligned
+    assert family == "wmma" and "N=100" in notice and "\n" not in notice
+    family, notice = tensor_core_kernel("auto", 90, 64, 128, (256 + 4,))   # a misaligned array
+    assert family == "wmma" and notice
+    with pytest.raises(GemmArgumentError, match="sm_90.*sm_80"):
+        tensor_core_kernel("wgmma", 80, 64, 128, ())
+
+
+def test_cli_wgmma_without_a_gpu_says_so_in_one_line(no_gpu):
+    from typer.testing import CliRunner
+
+    from fraglab.cli.main import app
+
+    res = CliRunner().invoke(app, ["gemm", "--wgmma", "--size", "256"])
+    assert res.exit_code == 1 and "no usable GPU" in res.output and "Traceback" not in res.output
+    assert len(res.output.strip().splitlines()) == 1
+    res = CliRunner().invoke(app, ["gemm", "--wgmma", "--simt"])
+    assert res.exit_code == 2 and "--wgmma and --simt" in res.output
+
+
 # ---- NVRTC from pip wheels (dev extra) ----
 
 nvrtc_offline = pytest.importorskip("fraglab.runtime.nvrtc_offline")

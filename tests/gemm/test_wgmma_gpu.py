@@ -159,3 +159,35 @@ def test_f16_and_bf16_outputs(cp, case):
     ulp = 2.0 ** -11 if out == "f16" else 2.0 ** -8
     assert np.isfinite(got).all()
     assert np.all(np.abs(got - ref) <= ulp * np.abs(ref) + 1e-3 * np.abs(ref).max())
+
+
+def test_through_fraglab_gemm(cp):
+    """The public road: kernel='wgmma' and 'auto' (sm_90, TMA-describable) plan the wgmma kernel, honour a
+    stream, and a shape TMA cannot describe falls back to WMMA with one KernelFallback notice."""
+    import warnings
+
+    from fraglab.gemm.api import prepare
+    from fraglab.gemm.validate import KernelFallback
+
+    rng = np.random.default_rng(11)
+    m, n, k = 300, 264, 200
+    a32, b32 = rng.uniform(-1, 1, (m, k)).astype(np.float32), rng.uniform(-1, 1, (k, n)).astype(np.float32)
+    a, b = cp.asarray(a32.astype(np.float16)), cp.asarray(b32.astype(np.float16))
+    bias = rng.uniform(-1, 1, n).astype(np.float32)
+    ref, _ = reference_gemm(a32.astype(np.float16), b32.astype(np.float16), bias=bias, bias_mode="per_n", act="relu")
+    for kernel in ("wgmma", "auto"):
+        run = prepare(a, b, bias=cp.asarray(bias), act="relu", kernel=kernel)
+        assert type(run.kernel_spec).__name__ == "WgmmaKernelSpec"
+        stream = cp.cuda.Stream(non_blocking=True)
+        d = run(stream)
+        stream.synchronize()
+        assert check_result(d.get(), ref, "f16")[0]
+    n_odd = 100   # rows of B are 200 bytes: not a multiple of 16, no tensor map
+    b_odd = cp.asarray(b32[:, :n_odd].astype(np.float16))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        run = prepare(a, b_odd, kernel="wgmma")
+    assert [type(w.message) for w in caught] == [KernelFallback]
+    assert type(run.kernel_spec).__name__ == "WmmaKernelSpec"
+    ref_odd, _ = reference_gemm(a32.astype(np.float16), b32[:, :n_odd].astype(np.float16))
+    assert check_result(run().get(), ref_odd, "f16")[0]
