@@ -60,9 +60,9 @@ def prepare(a, b, *, c=None, bias=None, bias_mode: Optional[str] = None, act: st
     if plan.kernel in ("wmma", "wgmma"):
         pointers = tuple(x.data.ptr for x in (a, b, c_arg, bias_arg, d, z) if x is not None)
         requested = kernel
-        if kernel == "auto" and tile is not None:  # a forced tile names its kernel
-            from .wgmma import ALL_TILES
-            requested = "wgmma" if tile in ALL_TILES else "wmma"
+        if kernel == "auto" and tile is not None:  # a forced tile names its kernel (WMMA's names first, as before)
+            from .wmma import ALIGNED_TILES
+            requested = "wmma" if tile in ALIGNED_TILES else "wgmma"
         family, notice = tensor_core_kernel(requested, _compute_capability(), plan.k, plan.n, pointers)
         if notice:
             warnings.warn(notice, KernelFallback, stacklevel=3)
