@@ -1,7 +1,7 @@
 """Draw the docs figures of docs/mma.md and docs/ldmatrix.md from the H100 capture (no GPU needed).
 
 Reads fraglab/data/ptx_captured_h100.json (atlas format), draws each listed fragment with fraglab.show,
-and writes docs/figures/<api>_<frag>_<shape>_<dtype>_<layout>[_num<n>_trans<t>]_<method>.svg.
+and writes docs/img/ptx/<api>_<frag>_<shape>_<dtype>_<layout>[_num<n>_trans<t>]_<method>.svg.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from fraglab.show.figure import plot_layout, plot_mma  # noqa: E402
 from fraglab.show.gallery import save_figure  # noqa: E402
 
 CAPTURE = ROOT / "fraglab" / "data" / "ptx_captured_h100.json"
-OUT = ROOT / "docs" / "figures"
+OUT = ROOT / "docs" / "img" / "ptx"  # docs/figures/ is the gallery's (fraglab figures, with its manifest)
 
 MMA_VIEWS = [("m16n8k16", "f16", "f32"), ("m16n8k8", "tf32", "f32"), ("m16n8k32", "s8", "s32"),
              ("m16n8k16", "f64", "f64"), ("m16n8k32", "e4m3", "f16")]
