@@ -24,8 +24,7 @@ OUT_DTYPES = ("f32", "f16", "bf16")   # D; Z is always f32
 _CPP_TYPE = {"f16": "__half", "bf16": "__nv_bfloat16", "f32": "float"}
 BK = 64                           # fraglab::wgmma_gemm::kBK
 THREADS = 384                     # producer warpgroup + 2 consumer warpgroups
-TMA_ALIGN = 16                    # TMA: base address and every row stride a multiple of 16 bytes
-ACC_N = (64, 128, 256)               # wgmma N the kernel instantiates (one m64nNk16 per consumer per k16 step)
+ACC_N = (64, 128, 256)            # wgmma N the kernel instantiates (one m64nNk16 per consumer per k16 step)
 
 
 @dataclass(frozen=True)
@@ -226,12 +225,6 @@ def choose_tile(m: int, n: int, sm_count: int = 132) -> str:
     return "128x64"
 
 
-def tma_describable(k: int, n: int, itemsize: int, pointers: tuple[int, ...]) -> bool:
-    """TMA needs every row stride (K and N elements) and every base pointer a multiple of 16 bytes."""
-    return (k * itemsize) % TMA_ALIGN == 0 and (n * itemsize) % TMA_ALIGN == 0 and \
-        all(p % TMA_ALIGN == 0 for p in pointers if p)
-
-
 def spec_for(dtype: str, m: int, n: int, k: int, *, act: str = "none", bias_mode: str = "none",
              has_c: bool = False, save_z: bool = False, sm_count: int = 132, tile: str | None = None,
              out_dtype: str = "f32") -> WgmmaKernelSpec:
@@ -344,5 +337,5 @@ def launch(spec: WgmmaKernelSpec, a, b, d, *, c=None, bias=None, z=None, alpha: 
 
 
 __all__ = ["DTYPES", "OUT_DTYPES", "TILES", "TileConfig", "WgmmaKernelSpec", "WgmmaBuild", "build_of", "AccumulatorIndexing",
-           "accumulator_indexing", "accumulator_header", "choose_tile", "tma_describable", "spec_for", "all_specs",
+           "accumulator_indexing", "accumulator_header", "choose_tile", "spec_for", "all_specs",
            "all_builds", "encode_tma_2d", "launch", "tiles_for"]

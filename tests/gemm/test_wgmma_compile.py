@@ -81,13 +81,6 @@ def test_spec_rejects_bad_choices_naming_them():
         wgmma.WgmmaKernelSpec("f16", tile="1x1")
 
 
-@pytest.mark.parametrize("k,n,pointers,ok", [
-    (8, 8, (256, 512), True), (4096, 4104, (0x10000,), True), (12, 8, (), False), (8, 20, (), False),
-    (8, 8, (256 + 8,), False)])
-def test_tma_describable(k, n, pointers, ok):
-    assert wgmma.tma_describable(k, n, 2, pointers) is ok
-
-
 def test_choose_tile_by_waves():
     assert wgmma.choose_tile(8192, 8192, 132) == "128x256"     # 2048 tiles: 15 waves
     assert wgmma.choose_tile(2048, 2048, 132) == "128x256"     # 128 tiles: 0.97 of a wave
