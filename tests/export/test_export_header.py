@@ -158,21 +158,20 @@ def test_header_compiles_into_a_kernel_with_nvrtc():
 
 
 def _probe(spec):
-    """The layout measured on the GPU now, through whichever resolve module this checkout has."""
-    try:
-        from fraglab.layouts.resolve import resolve_layout
-    except ImportError:
-        from fraglab.service import resolve_layout
-    return resolve_layout(spec, "gpu", "load")
+    """The layout measured on the GPU now, with the family's own method (load, else mma.sync's mma, wgmma's codes)."""
+    from fraglab.layouts.resolve import resolve_layout
+
+    methods = spec.family.methods
+    return resolve_layout(spec, "gpu", "load" if "load" in methods else methods[0])
 
 
 @pytest.mark.gpu
 def test_header_kernel_matches_the_probe_on_the_gpu():
     cupy = pytest.importorskip("cupy")
-    # a few WMMA fragments, and the first of each other family that measures with "load"
+    # a few WMMA fragments, and the first register fragment of each other family
     picks = atlas_layouts()[:6]
     for layout in family_layouts():
-        if "load" in layout.spec.family.methods and layout.spec.api not in {p.spec.api for p in picks}:
+        if getattr(layout.spec, "swizzle", None) is None and layout.spec.api not in {p.spec.api for p in picks}:
             picks.append(layout)
     for layout in picks:
         measured = _probe(layout.spec)
