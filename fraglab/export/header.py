@@ -15,7 +15,7 @@ import re
 import numpy as np
 
 from .cute import to_cute
-from .tile import NoExportForm, index_map, mapping_comment, provenance, title
+from .tile import InputError, NoExportForm, index_map, mapping_comment, provenance, title
 
 _NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _CPP_KEYWORDS = {"int", "struct", "class", "constexpr", "static", "return", "const", "for", "if", "namespace",
@@ -24,7 +24,6 @@ _CPP_KEYWORDS = {"int", "struct", "class", "constexpr", "static", "return", "con
 
 def check_name(name: str) -> None:
     if not _NAME_RE.match(name) or name in _CPP_KEYWORDS:
-        from .tile import InputError
         raise InputError(f"invalid --name {name!r}: a C++ identifier is needed (letters, digits, _; "
                          "not starting with a digit, not a keyword)", argument="name")
 
