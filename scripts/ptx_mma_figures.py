@@ -1,6 +1,6 @@
 """Draw the docs figures of docs/mma.md and docs/ldmatrix.md from the H100 capture (no GPU needed).
 
-Reads fraglab/data/ptx_captured_h100.json (atlas format), draws each listed fragment with fraglab.show,
+Reads fraglab/data/atlas_sm90_ptx.json.gz (the bundled atlas of these families), draws each listed fragment,
 and writes docs/img/ptx/<api>_<frag>_<shape>_<dtype>_<layout>[_num<n>_trans<t>]_<method>.svg.
 """
 
@@ -17,7 +17,7 @@ from fraglab.layouts.spec import FragmentSpec  # noqa: E402
 from fraglab.show.figure import plot_layout, plot_mma  # noqa: E402
 from fraglab.show.gallery import save_figure  # noqa: E402
 
-CAPTURE = ROOT / "fraglab" / "data" / "ptx_captured_h100.json"
+CAPTURE = ROOT / "fraglab" / "data" / "atlas_sm90_ptx.json.gz"
 OUT = ROOT / "docs" / "img" / "ptx"  # docs/figures/ is the gallery's (fraglab figures, with its manifest)
 
 MMA_VIEWS = [("m16n8k16", "f16", "f32"), ("m16n8k8", "tf32", "f32"), ("m16n8k32", "s8", "s32"),
