@@ -27,7 +27,7 @@ def _progress_capture():
 
     from ..probes.run import capture_atlas
 
-    with Progress(transient=True) as progress:
+    with Progress(transient=True, console=console(stderr=True)) as progress:
         task = progress.add_task("probing", total=None)
         return capture_atlas(lambda what, done, total: progress.update(task, description=what, completed=done,
                                                                          total=total))
@@ -73,40 +73,18 @@ def atlas_show_command(
     path: Annotated[Optional[Path], typer.Argument(help="Atlas JSON (default: the bundled one)")] = None,
 ):
     """Summarise an atlas: its provenance and every fragment it holds."""
-    from rich.table import Table
-
     from ..layouts import atlas as atlas_mod
+    from ..show.listings import atlas_view
 
     found = atlas_mod.load_bundled() if path is None else atlas_mod.load(path)
-    con = console()
-    con.print(f"[bold]atlas[/bold] {found.path}: {found.describe()}")
-    for key, value in found.provenance.items():
-        con.print(f"  {key}: {value}")
-    table = Table(title_justify="left")
-    for name in ("fragment", "slots/lane", "duplicates", "ignored by MMA", "methods"):
-        table.add_column(name)
-    for spec in found.specs():
-        lay = found.layout(spec, "load")
-        table.add_row(spec.key, str(lay.num_elements), str(lay.duplicate_slots),
-                      str(lay.ignored_slots) if lay.reads_measured else "?", ",".join(found.entries[spec.key]))
-    con.print(table)
-    for key, why in found.refused.items():
-        con.print(f"refused {key}: {why}")
+    console().print(atlas_view(found))
 
 
 def verify_table(rows, refused: dict[str, str]):
-    from rich.table import Table
+    """The verify report as a renderable (kept under this name for callers of the CLI module)."""
+    from ..show.listings import verify_view
 
-    table = Table(title="fraglab verify: methods x model x atlas", title_justify="left")
-    for name in ("fragment", "methods", "model", "atlas", "dup", "ignored", "result"):
-        table.add_column(name)
-    for r in rows:
-        style = "green" if r.ok else "bold red"
-        table.add_row(r.spec.key, r.methods, r.model, r.atlas, str(r.duplicates), str(r.ignored),
-                      f"[{style}]{'ok' if r.ok else '; '.join(r.problems)}[/{style}]")
-    for key, why in refused.items():
-        table.add_row(key, "-", "-", "-", "-", "-", f"[yellow]refused: {why}[/yellow]")
-    return table
+    return verify_view(rows, refused)
 
 
 def verify() -> bool:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from enum import Enum
 
 from rich.console import Console
@@ -11,8 +10,11 @@ from rich.console import Console
 SUCCESS, FAILED, BAD_INPUT = 0, 1, 2
 
 
-def console(file=None, width: int | None = None) -> Console:
-    return Console(file=file or sys.stdout, width=width, highlight=False, soft_wrap=False)
+def console(file=None, width: int | None = None, stderr: bool = False) -> Console:
+    """The console every command prints through: width, colour and ASCII rules in fraglab.show.terminal."""
+    from ..show.terminal import make_console
+
+    return make_console(file, width=width, stderr=stderr)
 
 
 class SourceChoice(str, Enum):

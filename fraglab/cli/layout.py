@@ -94,9 +94,8 @@ def show_layout(*, api="wmma", frag, shape, dtype, layout, extras=None, source, 
     if fmt == "table":
         if out is None or str(out) == "-":
             con = console()
-            width = max(con.width, 80)
             for lay in layouts:
-                con.print(_table_view(lay, view, lane, width))
+                con.print(_table_view(lay, view, lane, con.width))
             return
         text = _tables_text(layouts, view, lane)
     elif fmt == "json":
@@ -126,11 +125,14 @@ def _table_view(layout, view, lane, width):
 
 
 def _tables_text(layouts, view, lane) -> str:
+    """The table view as plain text for a file: 80 columns, no colour, UTF-8 (the writer's encoding)."""
     from rich.console import Console
 
-    con = Console(record=True, width=160, file=io.StringIO(), highlight=False)
+    from ..show.terminal import DEFAULT_WIDTH
+
+    con = Console(record=True, width=DEFAULT_WIDTH, file=io.StringIO(), highlight=False, color_system=None)
     for lay in layouts:
-        con.print(_table_view(lay, view, lane, 160))
+        con.print(_table_view(lay, view, lane, DEFAULT_WIDTH))
     return con.export_text()
 
 
@@ -160,34 +162,23 @@ def _slots(family, spec) -> int | None:
 
 
 def list_catalogue(fmt: str = "table", api: str | None = None) -> None:
-    from rich.table import Table
-
     from ..apis import FAMILIES, get_family
 
     families = [get_family(api)] if api is not None else list(FAMILIES.values())
     if fmt == "json":
-        from ..lookup import catalogue
-
-        typer.echo(json.dumps(catalogue(api), indent=1))
+        rows = []
+        for family in families:
+            for s in family.specs():
+                row = {**s.to_dict(), "rows": s.rows, "cols": s.cols, "threads": s.threads,
+                       "slots": _slots(family, s), "min_sm": s.min_sm}
+                if family.api == "wmma":  # kept for the WMMA rows' established shape
+                    row["experimental"] = (family.note(s) if family.note else "") == "experimental::precision"
+                rows.append(row)
+        typer.echo(json.dumps(rows, indent=1))
         return
-    con = console()
-    for family in families:
-        specs = family.specs()
-        table = Table(title=f"{len(specs)} {family.title} (fraglab layout --api {family.api} --frag F --shape S "
-                            f"--dtype D --layout L)", title_justify="left")
-        extra_names = [n for n in ("num", "trans", "swizzle", "major") if any(getattr(s, n) is not None for s in specs)]
-        for name in ("frag", "shape", "dtype", "layouts", *extra_names, "matrix", "slots/lane", "needs", "note"):
-            table.add_column(name)
-        grouped: dict[tuple, list] = {}
-        for s in specs:
-            grouped.setdefault((s.frag, s.shape, s.dtype, *(getattr(s, n) for n in extra_names)), []).append(s)
-        for key, group in grouped.items():
-            s = group[0]
-            layouts = ",".join(dict.fromkeys(g.layout for g in group))
-            slots = _slots(family, s)
-            table.add_row(s.frag, s.shape, s.dtype, layouts, *(str(v) for v in key[3:]), f"{s.rows}x{s.cols}",
-                          "-" if slots is None else str(slots), f"sm_{s.min_sm}", family.note(s) if family.note else "")
-        con.print(table)
+    from ..show.listings import catalogue_view
+
+    console().print(catalogue_view(families))
 
 
 def register(app: typer.Typer) -> None:

@@ -1,16 +1,18 @@
 """Terminal views of a layout (rich): the grid of holders and the per-lane slot list, with a header.
 
-Views are computed from the layout's slot map; nothing here measures or stores anything.
+Views are computed from the layout's slot map; nothing here measures or stores anything. Both views cut the
+matrix into bands of columns that fit the width, each band with every row and column label, so that no
+line is wider than the console and no label is cut. Marks are characters, so they survive without colour.
 """
 
 from __future__ import annotations
 
-from rich import box
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
 from ..layouts.layout import NO_ELEMENT, Layout
+from .terminal import DEFAULT_WIDTH, HEAD_RULE
 
 # 16 colours that stay apart on dark and light terminals; lane l uses LANE_COLOURS[l % 16] (lanes
 # l and l+16 share a hue and differ in weight).
@@ -19,11 +21,22 @@ LANE_COLOURS = (
     "bright_yellow", "bright_blue", "bright_magenta", "bright_cyan", "dark_orange", "purple", "spring_green2", "deep_pink2",
 )
 
+HIGHLIGHT_MARK = "*"   # before each holder of the --lane lane, so the highlight shows without colour
+IGNORED_MARK = "~"     # after a slot the MMA was measured not to read
+SHARED_MARK = "+"      # lanes view: another slot holds the same element
+NOBODY = "-"           # grid: no slot holds the element; lanes view: the slot holds no element
+
 
 def lane_style(lane: int, highlight: int | None) -> str:
     if highlight is not None:
         return "bold reverse " + LANE_COLOURS[lane % 16] if lane == highlight else "dim"
     return LANE_COLOURS[lane % 16] + (" bold" if lane >= 16 else "")
+
+
+def _ignored_text(layout: Layout) -> str:
+    if layout.source.kind == "model":
+        return "unknown (only a GPU can tell)"
+    return str(layout.ignored_slots) if layout.reads_measured else "not measured"
 
 
 def header(layout: Layout) -> Text:
@@ -38,95 +51,144 @@ def header(layout: Layout) -> Text:
     text.append("\n")
     if layout.source.note:
         text.append(f"note: {layout.source.note}\n", style="yellow")
-    total = layout.threads * layout.num_elements
-    ignored = f"{layout.ignored_slots}" if layout.reads_measured else "not measured"
-    text.append(f"slots: {total} ({layout.num_elements} per lane x {layout.threads} lanes); "
-                f"duplicates: {layout.duplicate_slots}; ignored by the MMA: {ignored}; "
-                f"empty: {layout.empty_slots}; elements with no holder: {layout.missing_elements}")
+    family = s._known_family()
+    family_note = family.note(s) if family is not None and family.note is not None else ""
+    if family_note and family_note not in layout.source.summary():
+        text.append(f"{s.api}: {family_note}\n")
+    text.append(f"slots: {layout.threads * layout.num_elements} ({layout.num_elements} per lane x "
+                f"{layout.threads} lanes); duplicates: {layout.duplicate_slots}; "
+                f"ignored by the MMA: {_ignored_text(layout)}; empty: {layout.empty_slots}; "
+                f"elements with no holder: {layout.missing_elements}")
     return text
 
 
-def _holder_text(holders: list[tuple[int, int]], highlight: int | None, reads) -> Text:
-    """'5.3' = lane 5 slot 3; more slots of the same lane '/11'; other lanes after a space; '~' = the MMA ignores it."""
+def _ignored(layout: Layout, lane: int, slot: int) -> bool:
+    # a model never knows which slots the MMA skips: only a measured 0 earns the mark
+    return layout.source.kind != "model" and layout.mma_reads[lane, slot] == 0
+
+
+def _holder_text(layout: Layout, holders: list[tuple[int, int]], highlight: int | None) -> Text:
+    """'5.3' = lane 5 slot 3; more slots of the same lane '/11'; other lanes after a space."""
     cell = Text()
     last_lane = None
     for lane, slot in holders:
-        mark = "~" if reads[lane, slot] == 0 else ""
+        mark = IGNORED_MARK if _ignored(layout, lane, slot) else ""
+        style = lane_style(lane, highlight)
         if lane == last_lane:
-            cell.append(f"/{slot}{mark}", style=lane_style(lane, highlight))
+            cell.append(f"/{slot}{mark}", style=style)
         else:
-            cell.append(("" if last_lane is None else " ") + f"{lane}.{slot}{mark}", style=lane_style(lane, highlight))
+            lead = "" if last_lane is None else " "
+            star = HIGHLIGHT_MARK if lane == highlight else ""
+            cell.append(lead)
+            cell.append(f"{star}{lane}.{slot}{mark}", style=style)
         last_lane = lane
     return cell
 
 
-GRID_LEGEND = ("cell = lane.slot (x[slot] of that lane); '/s' another slot of the same lane holds it too; "
-               "a space separates other lanes; '~' the MMA ignores that slot; '-' nobody holds it")
+def _legend(items: list[str]) -> Text:
+    return Text("; ".join(items), style="dim")
 
 
-def grid_view(layout: Layout, lane: int | None = None, width: int = 120) -> list[Table]:
-    """The matrix with every holder of each cell, in bands of columns that fit `width`."""
-    holders = layout.holder_grid()
-    cells = [[_holder_text(holders[r][c], lane, layout.mma_reads) if holders[r][c] else Text("-", style="red")
-              for c in range(layout.spec.cols)] for r in range(layout.spec.rows)]
-    band = _band(cells, layout.spec.cols, width)
-    tables = []
-    for start in range(0, layout.spec.cols, band):
-        stop = min(start + band, layout.spec.cols)
-        title = f"columns {start}..{stop - 1}" if band < layout.spec.cols else None
-        table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1))
-        table.add_column("r\\c", justify="right", style="bold")
+def grid_legend(layout: Layout, holders, highlight: int | None) -> Text:
+    """Say what each mark means, naming only the marks this grid uses."""
+    cells = [h for row in holders for h in row]
+    items = ["cell = lane.slot: x[slot] of that lane holds the element"]
+    if any(len({lane for lane, _ in h}) < len(h) for h in cells):
+        items.append("'/s' another slot of the same lane holds it too")
+    if any(len({lane for lane, _ in h}) > 1 for h in cells):
+        items.append("a space separates lanes that hold the same element")
+    if any(_ignored(layout, lane, slot) for h in cells for lane, slot in h):
+        items.append(f"'{IGNORED_MARK}' the MMA ignores that slot")
+    if highlight is not None:
+        items.append(f"'{HIGHLIGHT_MARK}' lane {highlight} (--lane)")
+    if any(not h for h in cells):
+        items.append(f"'{NOBODY}' nobody holds it")
+    return _legend(items)
+
+
+def lanes_legend(layout: Layout, marks: set[str]) -> Text:
+    items = ["cell = row,col of x[slot] in that lane", "rN under the slot = the 32-bit register it is packed in"]
+    if SHARED_MARK in marks:
+        items.append(f"'{SHARED_MARK}' another slot holds the same element")
+    if IGNORED_MARK in marks:
+        items.append(f"'{IGNORED_MARK}' the MMA ignores that slot")
+    if NOBODY in marks:
+        items.append(f"'{NOBODY}' the slot holds no element")
+    return _legend(items)
+
+
+def banded_tables(label: str, row_labels: list[str], col_labels: list[str], cells: list[list[Text]],
+                  width: int, what: str) -> list:
+    """The cells as tables of as many columns as fit `width`, every band with its row and column labels.
+
+    Each column is as wide as the widest cell or label anywhere, so columns line up from band to band.
+    Columns are two spaces apart, or one (compact) when that saves a band and no cell holds a space;
+    a band of n columns is label + n * (gap + cell) characters wide."""
+    label_width = max(len(label), *(len(r) for r in row_labels))
+    col_label_width = max(len(line) for c in col_labels for line in c.split("\n"))
+    cell_width = max(col_label_width, *(cell.cell_len for row in cells for cell in row))
+
+    def fitting(gap: int) -> int:
+        return max(1, min(len(col_labels), (width - label_width) // (cell_width + gap)))
+
+    per_band, gap = fitting(2), 2
+    spaced = any(" " in cell.plain for row in cells for cell in row)
+    if not spaced and -(-len(col_labels) // fitting(1)) < -(-len(col_labels) // per_band):
+        per_band, gap = fitting(1), 1
+    out = []
+    for start in range(0, len(col_labels), per_band):
+        stop = min(start + per_band, len(col_labels))
+        if per_band < len(col_labels):
+            out.append(Text(f"{what} {start}..{stop - 1} of 0..{len(col_labels) - 1}", style="bold"))
+        # the box's separator is one space; a left padding of gap - 1 widens it
+        table = Table(box=HEAD_RULE, show_edge=False, padding=(0, 0), pad_edge=False, header_style="bold")
+        table.add_column(label, justify="right", style="bold", width=label_width, no_wrap=True)
         for c in range(start, stop):
-            table.add_column(str(c), justify="center", no_wrap=True)
-        for r in range(layout.spec.rows):
-            table.add_row(str(r), *cells[r][start:stop])
-        tables.append(table)
-    return tables
+            table.add_column(col_labels[c], justify="right", width=cell_width + gap - 1, no_wrap=True)
+        for r, row_label in enumerate(row_labels):
+            table.add_row(row_label, *cells[r][start:stop])
+        out.append(table)
+    return out
 
 
-def _band(cells: list[list[Text]], columns: int, width: int) -> int:
-    """How many columns fit in `width` (each column: widest cell, 2 of padding, 1 separator; 8 for the row label)."""
-    widest = max(2, max(len(cell.plain) for row in cells for cell in row))
-    return max(1, min(columns, (width - 8) // (widest + 3)))
+def grid_view(layout: Layout, lane: int | None = None, width: int = DEFAULT_WIDTH) -> list:
+    """The matrix with every holder of each cell, in bands of columns that fit `width`, and its legend."""
+    holders = layout.holder_grid()
+    cells = [[_holder_text(layout, holders[r][c], lane) if holders[r][c] else Text(NOBODY, style="red")
+              for c in range(layout.spec.cols)] for r in range(layout.spec.rows)]
+    tables = banded_tables("r\\c", [str(r) for r in range(layout.spec.rows)],
+                           [str(c) for c in range(layout.spec.cols)], cells, width, "columns")
+    return [grid_legend(layout, holders, lane), *tables]
 
 
-def lanes_view(layout: Layout, lane: int | None = None, width: int = 120) -> list[Table]:
-    """For each lane its slots and their (row, col); each slot's 32-bit register in the header."""
+def lanes_view(layout: Layout, lane: int | None = None, width: int = DEFAULT_WIDTH) -> list:
+    """For each lane (or only `lane`) its slots and their (row, col); each slot's 32-bit register in the header."""
     regs = layout.register_of_slot()
     counts = layout.holder_count()
     lanes = list(range(layout.threads)) if lane is None else [lane]
+    marks: set[str] = set()
     cells = []
     for t in lanes:
         row_cells = []
         for s in range(layout.num_elements):
             r, c = layout.row[t, s], layout.col[t, s]
             if r == NO_ELEMENT:
-                row_cells.append(Text("-", style="dim"))
+                marks.add(NOBODY)
+                row_cells.append(Text(NOBODY, style="dim"))
                 continue
-            mark = ("*" if counts[r, c] > 1 else "") + ("~" if layout.mma_reads[t, s] == 0 else "")
+            mark = (SHARED_MARK if counts[r, c] > 1 else "") + (IGNORED_MARK if _ignored(layout, t, s) else "")
+            marks.update(mark)
             row_cells.append(Text(f"{r},{c}{mark}", style=lane_style(t, None)))
         cells.append(row_cells)
-    band = _band(cells, layout.num_elements, width)
-    tables = []
-    for start in range(0, layout.num_elements, band):
-        stop = min(start + band, layout.num_elements)
-        title = f"slots {start}..{stop - 1}" if band < layout.num_elements else None
-        table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1))
-        table.add_column("lane", justify="right", style="bold")
-        for s in range(start, stop):
-            table.add_column(f"x{s}\nr{regs[s]}", justify="center", no_wrap=True)
-        for t, row_cells in zip(lanes, cells):
-            table.add_row(str(t), *row_cells[start:stop])
-        tables.append(table)
-    return tables
+    tables = banded_tables("lane", [str(t) for t in lanes],
+                           [f"x{s}\nr{regs[s]}" for s in range(layout.num_elements)], cells, width, "slots")
+    return [lanes_legend(layout, marks), *tables]
 
 
-LANES_LEGEND = ("each cell = row,col of x[slot] in that lane; rN under the slot = the 32-bit register it is "
-                "packed in; '*' another slot holds the same element; '~' the MMA ignores that slot")
+def layout_view(layout: Layout, view: str = "grid", lane: int | None = None, width: int = DEFAULT_WIDTH) -> Group:
+    """Header, legend and tables of one layout, laid out for `width` columns."""
+    body = grid_view(layout, lane, width) if view == "grid" else lanes_view(layout, lane, width)
+    return Group(header(layout), *body)
 
 
-def layout_view(layout: Layout, view: str = "grid", lane: int | None = None, width: int = 120) -> Group:
-    if view == "grid":
-        return Group(header(layout), Text(GRID_LEGEND, style="dim"), *grid_view(layout, lane, width))
-    return Group(header(layout), Text(LANES_LEGEND, style="dim"), *lanes_view(layout, lane, width))
-
+__all__ = ["layout_view", "grid_view", "lanes_view", "header", "banded_tables", "lane_style"]

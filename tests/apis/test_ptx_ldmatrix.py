@@ -198,3 +198,34 @@ def test_gpu_ldmatrix_fed_mma_matches_float64(inst):
     from fraglab.apis.ldmatrix import gpu_fed_launch
 
     assert ld.fed_product_error(inst, gpu_fed_launch()) == 0.0
+
+
+def test_layout_command_answers_ldmatrix_from_the_bundled_atlas(no_gpu):
+    import json
+
+    from typer.testing import CliRunner
+
+    from fraglab.cli.main import app
+
+    result = CliRunner().invoke(app, ["layout", "--api", "ldmatrix", "--shape", "m8n8", "--dtype", "b16",
+                                      "--num", "4", "--trans", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.output)
+    assert doc["source"]["kind"] == "atlas" and (doc["num"], doc["trans"]) == (4, True)
+    expected = isa_map(ld.MatrixMove("ldmatrix", 4, True))
+    for s in doc["slots"]:
+        assert (s["row"], s["col"]) == tuple(expected[s["lane"], s["slot"]])
+
+
+@pytest.mark.parametrize("args, option, choices", [
+    (["--api", "ldmatrix", "--num", "3"], "--num", "1, 2, 4"),
+    (["--api", "movmatrix", "--no-trans"], "--trans", "True"),
+    (["--api", "stmatrix", "--frag", "matrix_a"], "--frag", "matrix")])
+def test_layout_command_names_the_bad_option_and_its_choices(no_gpu, args, option, choices):
+    from typer.testing import CliRunner
+
+    from fraglab.cli.main import app
+
+    result = CliRunner().invoke(app, ["layout", *args])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert f"invalid {option}" in result.output and f"valid choices are {choices}" in result.output

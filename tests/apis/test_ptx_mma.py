@@ -332,3 +332,33 @@ def test_gpu_product_matches_float64(inst):
     from fraglab.apis.mma import gpu_launch
 
     assert mma.product_check(inst, gpu_launch()) == 0.0
+
+
+# ---- the interface of issue 11, answered from the bundled H100 atlas on a machine without a GPU ----
+
+def test_layout_command_answers_mma_from_the_bundled_atlas(no_gpu):
+    import json
+
+    from typer.testing import CliRunner
+
+    from fraglab.cli.main import app
+
+    result = CliRunner().invoke(app, ["layout", "--api", "mma", "--shape", "m16n8k16", "--dtype", "f16",
+                                      "--frag", "matrix_a", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.output)
+    assert doc["source"]["kind"] == "atlas" and "H100" in doc["source"]["gpu_name"]
+    assert (doc["threads"], doc["num_elements"], doc["rows"], doc["cols"]) == (32, 8, 16, 16)
+    got = {(s["lane"], s["slot"]): (s["row"], s["col"]) for s in doc["slots"]}
+    assert all(got[(lane, i)] == isa_a("m16n8k16", "f16", lane, i) for lane in range(32) for i in range(8))
+
+
+def test_layout_command_rejects_a_layout_mma_does_not_offer(no_gpu):
+    from typer.testing import CliRunner
+
+    from fraglab.cli.main import app
+
+    result = CliRunner().invoke(app, ["layout", "--api", "mma", "--shape", "m16n8k16", "--dtype", "f16",
+                                      "--frag", "matrix_b", "--layout", "row"])
+    assert result.exit_code == 2
+    assert "--layout" in result.output and "col" in result.output and "Traceback" not in result.output
