@@ -157,24 +157,14 @@ def list_command(
     list_catalogue(format, api)
 
 
-def _slots(family, spec) -> int | None:
-    return family.slots(spec) if family.slots is not None else None
-
-
 def list_catalogue(fmt: str = "table", api: str | None = None) -> None:
     from ..apis import FAMILIES, get_family
 
     families = [get_family(api)] if api is not None else list(FAMILIES.values())
     if fmt == "json":
-        rows = []
-        for family in families:
-            for s in family.specs():
-                row = {**s.to_dict(), "rows": s.rows, "cols": s.cols, "threads": s.threads,
-                       "slots": _slots(family, s), "min_sm": s.min_sm}
-                if family.api == "wmma":  # kept for the WMMA rows' established shape
-                    row["experimental"] = (family.note(s) if family.note else "") == "experimental::precision"
-                rows.append(row)
-        typer.echo(json.dumps(rows, indent=1))
+        from ..lookup import catalogue
+
+        typer.echo(json.dumps(catalogue(api), indent=1))
         return
     from ..show.listings import catalogue_view
 
