@@ -75,7 +75,7 @@ def _run_and_check(cp, m, n, k, dtype="f16", *, act="none", bias_mode="none", ha
     out = cp.full((m, n), cp.nan, dtype=cp.float32)
     res = fraglab.gemm(a, b, c=cp.asarray(c) if c is not None else None,
                        bias=cp.asarray(bias) if bias is not None else None, bias_mode=bias_mode, act=act,
-                       alpha=alpha, beta=beta, leaky_slope=0.05, save_z=save_z, out=out, input_dtype=input_dtype)
+                       alpha=alpha, beta=beta, leaky_slope=0.05, save_z=save_z, out=out, input_dtype=input_dtype, kernel="wmma")
     d, z = res if save_z else (res, None)
     assert d is out
     d_ref, z_ref = reference_gemm(host["a"], host["b"], c=c if has_c else None, bias=bias, bias_mode=bias_mode,
@@ -148,7 +148,7 @@ def test_nan_and_inf_propagate(cp, act, m, n, k):
     bias[12] = -np.inf
     out = cp.full((m, n), 123.0, dtype=cp.float32)
     fraglab.gemm(cp.asarray(a), cp.asarray(b), c=cp.asarray(c), bias=cp.asarray(bias), bias_mode="per_n", act=act,
-                 beta=1.0, out=out)
+                 beta=1.0, out=out, kernel="wmma")
     with np.errstate(invalid="ignore"):
         d_ref, z_ref = reference_gemm(a, b, c=c, bias=bias, bias_mode="per_n", act=act, beta=1.0)
     assert np.isnan(d_ref[2]).all() and np.isnan(d_ref[7, 9])
@@ -162,7 +162,7 @@ def test_save_z_returns_both_and_beta_zero_ignores_nan_in_c(cp):
     a = cp.asarray(np.random.default_rng(1).uniform(-1, 1, (48, 40)).astype(np.float16))
     b = cp.asarray(np.random.default_rng(2).uniform(-1, 1, (40, 56)).astype(np.float16))
     c = cp.full((48, 56), cp.nan, dtype=cp.float32)
-    d, z = fraglab.gemm(a, b, c=c, beta=0.0, act="relu", save_z=True)
+    d, z = fraglab.gemm(a, b, c=c, beta=0.0, act="relu", save_z=True, kernel="wmma")
     ref = a.get().astype(np.float64) @ b.get().astype(np.float64)
     assert np.isfinite(d.get()).all()
     assert check_result(z.get(), ref, "f16")[0] and check_result(d.get(), np.maximum(ref, 0), "f16")[0]
@@ -185,4 +185,4 @@ def test_forced_tiles_agree(cp):
     b = cp.asarray(np.random.default_rng(4).uniform(-1, 1, (512, 640)).astype(np.float16))
     ref = a.get().astype(np.float64) @ b.get().astype(np.float64)
     for tile in ("256x128", "128x64"):
-        assert check_result(fraglab.gemm(a, b, tile=tile).get(), ref, "f16")[0], tile
+        assert check_result(fraglab.gemm(a, b, tile=tile, kernel="wmma").get(), ref, "f16")[0], tile
