@@ -39,7 +39,11 @@ def fragment_words(spec, with_api: bool = False) -> str:
     """A fragment as space-separated words (frag shape dtype layout and its extra fields), so it wraps whole."""
     words = [spec.api] if with_api else []
     words += [spec.frag, spec.shape, spec.dtype, spec.layout]
-    words += [f"{n}={_extra_value(spec, n)}" for n in EXTRA_FIELDS if getattr(spec, n) is not None]
+    if spec.num is not None:
+        words.append(f"x{spec.num}")
+    if spec.trans:
+        words.append("trans")
+    words += [f"{n}={getattr(spec, n)}" for n in ("swizzle", "major") if getattr(spec, n) is not None]
     return " ".join(words)
 
 
@@ -84,8 +88,9 @@ def catalogue_view(families: Iterable) -> Group:
         has_notes = family.note is not None and any(family.note(s) for s in specs)
         table = _table(*headers, *(["note"] if has_notes else []))
         grouped: dict[tuple, list] = {}
-        for s in specs:
-            grouped.setdefault((s.frag, s.shape, s.dtype, *(getattr(s, n) for n in extras)), []).append(s)
+        for s in specs:  # one row per fragment and note (m8n8k4's A is a different instruction per layout)
+            note = family.note(s) if family.note else ""
+            grouped.setdefault((s.frag, s.shape, s.dtype, *(getattr(s, n) for n in extras), note), []).append(s)
         for group in grouped.values():
             s = group[0]
             slots = family.slots(s) if family.slots is not None else None
