@@ -362,3 +362,20 @@ def test_layout_command_rejects_a_layout_mma_does_not_offer(no_gpu):
                                       "--frag", "matrix_b", "--layout", "row"])
     assert result.exit_code == 2
     assert "--layout" in result.output and "col" in result.output and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("api", ["mma", "ldmatrix", "stmatrix", "movmatrix"])
+def test_verify_finds_the_bundled_h100_capture_consistent(api):
+    # methods agree, model agrees, every element read as often as the model says (m8n8k4 .f16: four times)
+    from fraglab.apis import FAMILIES
+    from fraglab.layouts import atlas as atlas_mod
+    from fraglab.layouts.verify import check_combination
+
+    atlas = atlas_mod.load_bundled(90)
+    family = FAMILIES[api]
+    for spec in family.specs():
+        measured = {m: atlas.raw_layout(spec, m) for m in family.methods}
+        assert all(v is not None for v in measured.values()), spec.key
+        row = check_combination(spec, measured, 90, atlas)
+        assert not row.problems, (spec.key, row.problems)
+        assert (row.model, row.atlas) == ("agrees", "agrees"), spec.key
