@@ -66,6 +66,9 @@ def specs_for(api, frag, shape, dtype, layout, extras, mma):
             raise InputError("--mma draws A, B and the accumulator together; leave out --frag", argument="frag")
         if family.mma_specs is None:
             raise InputError(f"--mma is not offered for --api {api}", argument="mma")
+        for name in extras:  # the option must mean something for this family before its triple is built
+            if all(getattr(s, name) is None for s in family.specs()):
+                raise InputError(f"--{name} does not apply to {api}", argument=name)
         return list(family.mma_specs(shape, dtype, layout, **extras))
     if frag is None and len(family.operands) > 1:  # one-operand families (ldmatrix) need no --frag
         raise InputError(f"--frag is required: valid choices are {', '.join(family.operands)}"

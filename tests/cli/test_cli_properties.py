@@ -81,6 +81,7 @@ def test_every_combination_answers_or_refuses_in_one_line(args):
 
 @pytest.mark.parametrize("args", [
     ["layout", "--mma", "--dtype", "f32"],           # was a KeyError
+    ["layout", "--major", "k", "--mma"],             # was a TypeError in the WMMA triple
     ["layout", "--api", "wgmma", "--frag", "accumulator", "--num", "4"],
     ["layout", "--api", "ldmatrix", "--swizzle", "128B"],
     ["layout", "--frag", "matrix_a", "--lane", "32"],
