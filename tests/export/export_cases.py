@@ -160,13 +160,19 @@ def formula_cases() -> list[Case]:
 
 
 def atlas_layouts() -> list:
-    """fraglab's own WMMA layouts from the bundled atlas (measured on an H200), wherever the atlas module lives."""
+    """fraglab's own layouts from the bundled atlas (WMMA measured on an H200, the PTX families on an H100)."""
     try:
         from fraglab.layouts import atlas
     except ImportError:
         from fraglab import atlas
     found = atlas.load_bundled()
-    return [found.layout(spec, "load") for spec in found.specs() if found.has(spec, "load")]
+    out = []
+    for spec in found.specs():
+        # "load" where the family measures with it, else its first recorded method (mma.sync: mma)
+        method = next((m for m in ("load", *spec.family.methods) if found.has(spec, m)), None)
+        if method is not None:
+            out.append(found.layout(spec, method))
+    return out
 
 
 def family_layouts() -> list:

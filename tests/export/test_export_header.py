@@ -15,17 +15,20 @@ from fraglab.export import header
 from fraglab.export.tile import InputError
 
 def _family_samples() -> list:
-    """One model layout per (api, operand, swizzle, major) of the other families, at most 4096 slots
-    (the driver asks the O(threads x slots) inverse about every element)."""
+    """One measured and one model layout per (api, operand, swizzle, major) of the PTX families, at most 4096
+    slots (the driver asks the O(threads x slots) inverse about the elements)."""
     picked: dict[tuple, object] = {}
-    for layout in family_layouts():
+    measured = [x for x in atlas_layouts() if x.spec.api != "wmma"]
+    for layout in measured + family_layouts():
         s = layout.spec
         if layout.threads * layout.num_elements <= 4096:
-            picked.setdefault((s.api, s.frag, getattr(s, "swizzle", None), getattr(s, "major", None)), layout)
+            kind = layout.source.to_dict().get("kind")
+            picked.setdefault((kind, s.api, s.frag, getattr(s, "swizzle", None), getattr(s, "major", None)), layout)
     return list(picked.values())
 
 
-CASES = formula_cases() + [swizzled_case(), empty_slot_case(), scrambled_case()] + atlas_layouts() + _family_samples()
+WMMA = [x for x in atlas_layouts() if x.spec.api == "wmma"]
+CASES = formula_cases() + [swizzled_case(), empty_slot_case(), scrambled_case()] + WMMA + _family_samples()
 GXX = shutil.which("g++")
 
 
@@ -111,7 +114,7 @@ def test_header_uses_the_cute_arithmetic_when_it_exists_and_a_table_otherwise():
 
 
 def test_header_has_provenance_and_both_compilers():
-    text = header.render(atlas_layouts()[0], "WmmaA", command="fraglab export --to header --name WmmaA")
+    text = header.render(WMMA[0], "WmmaA", command="fraglab export --to header --name WmmaA")
     assert "NVIDIA H200" in text and '"kind": "atlas"' in text and "fraglab export --to header" in text
     assert "#define FRAGLAB_HD __host__ __device__" in text and "defined(__CUDACC_RTC__)" in text
 
@@ -169,7 +172,7 @@ def _probe(spec):
 def test_header_kernel_matches_the_probe_on_the_gpu():
     cupy = pytest.importorskip("cupy")
     # a few WMMA fragments, and the first register fragment of each other family
-    picks = atlas_layouts()[:6]
+    picks = WMMA[:6]
     for layout in family_layouts():
         if getattr(layout.spec, "swizzle", None) is None and layout.spec.api not in {p.spec.api for p in picks}:
             picks.append(layout)
