@@ -16,6 +16,7 @@ from typer.core import TyperGroup
 
 from .._version import __version__
 from ..errors import CompileError, FraglabError, GpuUnavailable
+from ..show.terminal import ascii_only
 
 
 class _HandledGroup(TyperGroup):
@@ -40,6 +41,8 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # rich draws help panels with box characters; an ASCII-only terminal gets click's plain help instead
+    rich_markup_mode=None if ascii_only() else "rich",
 )
 
 

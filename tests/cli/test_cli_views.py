@@ -147,3 +147,10 @@ def test_utf8_environment_keeps_box_drawing():
 def test_no_color_in_a_process_forced_to_colour():
     out = _run(["layout", "--frag", "matrix_b", "--lane", "2"], NO_COLOR="1", FORCE_COLOR="1")
     assert b"\x1b" not in out and b"*2." in out
+
+
+@pytest.mark.parametrize("args", [["--help"], ["layout", "--help"], ["atlas", "show", "--help"]])
+def test_help_in_a_c_locale_is_ascii(args):
+    text = _run(args, LC_ALL="C").decode("ascii")
+    assert "Usage:" in text
+    assert_fits(text, 80)
