@@ -47,16 +47,19 @@ Dtype = Annotated[Optional[str], typer.Option(help="Element type (default: the f
 MemLayout = Annotated[Optional[str], typer.Option("--layout", help="row | col (for the accumulator: how it is stored)")]
 Num = Annotated[Optional[int], typer.Option(help="ldmatrix/stmatrix: number of 8x8 matrices (1, 2, 4)")]
 Trans = Annotated[Optional[bool], typer.Option("--trans/--no-trans", help="ldmatrix/stmatrix: .trans")]
+Swizzle = Annotated[Optional[str], typer.Option(help="wgmma shared-memory operands: none | 32B | 64B | 128B")]
+Major = Annotated[Optional[str], typer.Option(help="wgmma shared-memory operands: k | mn")]
+Method = Annotated[Optional[str], typer.Option(help="How it was measured (default: load, else the family's first)")]
 Source = Annotated[SourceChoice, typer.Option(help="auto: the GPU if usable, else the bundled atlas, else the PTX model")]
 AtlasFile = Annotated[Optional[Path], typer.Option("--atlas", help="Answer from this atlas file instead")]
 Out = Annotated[Optional[Path], typer.Option(help="Write here ('-' or none: stdout; a folder: the default name in it)")]
 
 
-def _layout(api, frag, shape, dtype, layout, num, trans, source, atlas):
+def _layout(api, frag, shape, dtype, layout, num, trans, source, atlas, swizzle=None, major=None, method=None):
     from ..export.select import select_layout
 
     return select_layout(api=api, frag=frag, shape=shape, dtype=dtype, layout=layout, num=num, trans=trans,
-                         source=source.value, atlas=atlas)
+                         swizzle=swizzle, major=major, source=source.value, atlas=atlas, method=method)
 
 
 def _write(text: str | bytes, out: Optional[Path], default_name: str) -> None:
@@ -76,7 +79,8 @@ def _check_format(choices: tuple[str, ...], fmt: str, what: str) -> None:
 def export_command(
     to: Annotated[ExportTo, typer.Option("--to", help="cute: shape:stride; triton: linear layout; header: C++; tikz: LaTeX")],
     api: Api = "wmma", frag: Frag = None, shape: Shape = None, dtype: Dtype = None, layout: MemLayout = None,
-    num: Num = None, trans: Trans = None, source: Source = SourceChoice.auto, atlas: AtlasFile = None,
+    num: Num = None, trans: Trans = None, swizzle: Swizzle = None, major: Major = None,
+    source: Source = SourceChoice.auto, atlas: AtlasFile = None, method: Method = None,
     format: Annotated[Optional[str], typer.Option("--format", help="cute: text|json; triton: text|json|python")] = None,
     name: Annotated[Optional[str], typer.Option(help="header: the struct's name; cute: the type alias")] = None,
     color_by: Annotated[ColourBy, typer.Option(help="tikz: colour cells by lane, slot, register or warp")] = ColourBy.lane,
@@ -92,7 +96,7 @@ def export_command(
         raise InputError(f"--name applies to --to header or cute, not {kind}", argument="name")
     if name is not None:
         header.check_name(name)
-    chosen = _layout(api, frag, shape, dtype, layout, num, trans, source, atlas)
+    chosen = _layout(api, frag, shape, dtype, layout, num, trans, source, atlas, swizzle, major, method)
     if kind == "cute":
         text = cute.render(chosen, fmt, name or "FragLayout")
     elif kind == "triton":
@@ -100,7 +104,8 @@ def export_command(
     elif kind == "header":
         command = "fraglab export --to header " + " ".join(
             f"--{k} {v}" for k, v in (("api", api), ("frag", frag), ("shape", shape), ("dtype", dtype),
-                                      ("layout", layout), ("num", num)) if v is not None)
+                                      ("layout", layout), ("num", num), ("swizzle", swizzle), ("major", major))
+            if v is not None)
         text = header.render(chosen, name, command=command)
     else:
         text = tikz.render(chosen, color_by.value)
@@ -112,14 +117,15 @@ def where_command(
     row: Annotated[int, typer.Option(help="Row of the element")],
     col: Annotated[int, typer.Option(help="Column of the element")],
     api: Api = "wmma", frag: Frag = None, shape: Shape = None, dtype: Dtype = None, layout: MemLayout = None,
-    num: Num = None, trans: Trans = None, source: Source = SourceChoice.auto, atlas: AtlasFile = None,
+    num: Num = None, trans: Trans = None, swizzle: Swizzle = None, major: Major = None,
+    source: Source = SourceChoice.auto, atlas: AtlasFile = None, method: Method = None,
     format: Annotated[str, typer.Option("--format", help="table | json")] = "table",
 ):
     """Every holder of element (row, col): thread, lane, warp, slot, register and bits."""
     from ..export import query
 
     _check_format(("table", "json"), format, "where")
-    chosen = _layout(api, frag, shape, dtype, layout, num, trans, source, atlas)
+    chosen = _layout(api, frag, shape, dtype, layout, num, trans, source, atlas, swizzle, major, method)
     typer.echo(query.where_text(chosen, row, col, format).rstrip("\n"))
 
 
@@ -127,14 +133,15 @@ def what_command(
     lane: Annotated[int, typer.Option(help="Thread: the lane 0..31 (0..127 for wgmma's warpgroup)")],
     slot: Annotated[int, typer.Option(help="Slot (fragment element index) of that thread")],
     api: Api = "wmma", frag: Frag = None, shape: Shape = None, dtype: Dtype = None, layout: MemLayout = None,
-    num: Num = None, trans: Trans = None, source: Source = SourceChoice.auto, atlas: AtlasFile = None,
+    num: Num = None, trans: Trans = None, swizzle: Swizzle = None, major: Major = None,
+    source: Source = SourceChoice.auto, atlas: AtlasFile = None, method: Method = None,
     format: Annotated[str, typer.Option("--format", help="table | json")] = "table",
 ):
     """The element a thread's slot holds, with its register and bits."""
     from ..export import query
 
     _check_format(("table", "json"), format, "what")
-    chosen = _layout(api, frag, shape, dtype, layout, num, trans, source, atlas)
+    chosen = _layout(api, frag, shape, dtype, layout, num, trans, source, atlas, swizzle, major, method)
     typer.echo(query.what_text(chosen, lane, slot, format).rstrip("\n"))
 
 
@@ -153,7 +160,8 @@ def html_command(
 
 def diff_command(
     api: Api = "wmma", frag: Frag = None, shape: Shape = None, dtype: Dtype = None, layout: MemLayout = None,
-    num: Num = None, trans: Trans = None, source: Source = SourceChoice.auto, atlas: AtlasFile = None,
+    num: Num = None, trans: Trans = None, swizzle: Swizzle = None, major: Major = None,
+    source: Source = SourceChoice.auto, atlas: AtlasFile = None, method: Method = None,
     with_key: Annotated[Optional[str], typer.Option("--with", help="B's fragment key, e.g. mma.accumulator.m16n8k16.f32.row (default: A's)")] = None,
     with_source: Annotated[Optional[SourceChoice], typer.Option(help="B's source (default: A's)")] = None,
     with_atlas: Annotated[Optional[Path], typer.Option(help="B from this atlas file (H100 against H200)")] = None,
@@ -165,10 +173,10 @@ def diff_command(
     from ..layouts.spec import FragmentSpec
 
     _check_format(("table", "json", "png", "svg", "pdf"), format, "diff")
-    a = _layout(api, frag, shape, dtype, layout, num, trans, source, atlas)
+    a = _layout(api, frag, shape, dtype, layout, num, trans, source, atlas, swizzle, major, method)
     spec_b = FragmentSpec.from_key(with_key) if with_key else a.spec
     b = _layout(spec_b.api, spec_b.frag, spec_b.shape, spec_b.dtype, spec_b.layout, spec_b.num, spec_b.trans,
-                with_source or source, with_atlas)
+                with_source or source, with_atlas, spec_b.swizzle, spec_b.major, method if not with_key else None)
     default_name = f"diff.{a.spec.key}.{b.spec.key}"
     if format in ("table", "json"):
         _write(diff.render_table(a, b, format), out, default_name + (".json" if format == "json" else ".txt"))

@@ -24,12 +24,14 @@ def make_spec(api: str = "wmma", **choices: Any):
 
 def select_layout(*, api: str = "wmma", frag: str | None = None, shape: str | None = None, dtype: str | None = None,
                   layout: str | None = None, num: int | None = None, trans: bool | None = None,
+                  swizzle: str | None = None, major: str | None = None,
                   source: str = "auto", atlas: Path | None = None, method: str | None = None):
     """One layout: from `atlas` when given, else as `fraglab layout --source` resolves it.
 
     The method defaults to "load" where the family measures with it, else the family's first (mma.sync
     measures with "mma", wgmma with "codes"): each gives the full slot map."""
-    spec = make_spec(api, frag=frag, shape=shape, dtype=dtype, layout=layout, num=num, trans=trans)
+    spec = make_spec(api, frag=frag, shape=shape, dtype=dtype, layout=layout, num=num, trans=trans,
+                     swizzle=swizzle, major=major)
     if method is None:
         methods = spec.family.methods
         method = "load" if "load" in methods else methods[0]
