@@ -37,6 +37,7 @@ class FormatChoice(str, Enum):
     png = "png"
     svg = "svg"
     pdf = "pdf"
+    tikz = "tikz"  # a standalone LaTeX picture (fraglab.export.tikz)
 
 
 class ViewChoice(str, Enum):

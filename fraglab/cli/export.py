@@ -52,7 +52,8 @@ Major = Annotated[Optional[str], typer.Option(help="wgmma shared-memory operands
 Method = Annotated[Optional[str], typer.Option(help="How it was measured (default: load, else the family's first)")]
 Source = Annotated[SourceChoice, typer.Option(help="auto: the GPU if usable, else the bundled atlas, else the PTX model")]
 AtlasFile = Annotated[Optional[Path], typer.Option("--atlas", help="Answer from this atlas file instead")]
-Out = Annotated[Optional[Path], typer.Option(help="Write here ('-' or none: stdout; a folder: the default name in it)")]
+# str, not Path: Path("dir/") drops the trailing "/" that asks for the default name inside a new folder
+Out = Annotated[Optional[str], typer.Option(help="Write here ('-' or none: stdout; a folder or a path ending in '/': the default name in it)")]
 
 
 def _layout(api, frag, shape, dtype, layout, num, trans, source, atlas, swizzle=None, major=None, method=None):
@@ -62,7 +63,7 @@ def _layout(api, frag, shape, dtype, layout, num, trans, source, atlas, swizzle=
                          swizzle=swizzle, major=major, source=source.value, atlas=atlas, method=method)
 
 
-def _write(text: str | bytes, out: Optional[Path], default_name: str) -> None:
+def _write(text: str | bytes, out: Optional[str], default_name: str) -> None:
     from ..files import write_output
 
     written = write_output(out, text, default_name=default_name)
@@ -146,7 +147,7 @@ def what_command(
 
 
 def html_command(
-    out: Annotated[Path, typer.Option(help="The page to write (one file, no side files)")] = Path("fraglab.html"),
+    out: Annotated[str, typer.Option(help="The page to write (one file, no side files; a folder: fraglab.html in it)")] = "fraglab.html",
     atlas: AtlasFile = None,
 ):
     """One self-contained interactive page with every layout of the atlas (and the PTX models of the rest)."""
@@ -185,7 +186,7 @@ def diff_command(
 
         buffer = io.BytesIO()
         diff.figure(a, b).savefig(buffer, format=format, dpi=150)
-        target = out if out is not None else Path(default_name + "." + format)
+        target = out if out is not None else default_name + "." + format
         _write(buffer.getvalue(), target, default_name + "." + format)
     if diff.differing_slots(a, b):
         raise typer.Exit(1)

@@ -13,7 +13,7 @@ from ..errors import InputError
 from .common import ColorBy, FormatChoice, SourceChoice, ViewChoice, console
 
 FIGURE_FORMATS = ("png", "svg", "pdf")
-TEXT_SUFFIX = {"table": "txt", "json": "json", "csv": "csv"}
+TEXT_SUFFIX = {"table": "txt", "json": "json", "csv": "csv", "tikz": "tex"}
 
 
 def _apis_help() -> str:
@@ -35,7 +35,7 @@ def layout_command(
     source: Annotated[SourceChoice, typer.Option(help="auto: the GPU if usable, else the bundled atlas, else the PTX model")] = SourceChoice.auto,
     atlas: Annotated[Optional[Path], typer.Option(help="Answer from this captured atlas file (fraglab atlas capture) instead")] = None,
     method: Annotated[Optional[str], typer.Option(help="How it was measured: load (every holder), mma (identity MMA), onehot (which slots the MMA reads), store; `fraglab list` shows each family's (default: its first)")] = None,
-    format: Annotated[Optional[FormatChoice], typer.Option("--format", help="table | json | csv | png | svg | pdf (default: from --out's suffix, else table)")] = None,
+    format: Annotated[Optional[FormatChoice], typer.Option("--format", help="table | json | csv | png | svg | pdf | tikz (default: from --out's suffix, else table)")] = None,
     out: Annotated[Optional[Path], typer.Option(help="Write here instead of stdout ('-': stdout; a folder: the default name inside; figures: default file name in the current folder)")] = None,
     lane: Annotated[Optional[int], typer.Option(help="Highlight one lane (0..threads-1)")] = None,
     view: Annotated[ViewChoice, typer.Option(help="grid: the matrix with each cell's holders; lanes: each lane's slots")] = ViewChoice.grid,
@@ -101,6 +101,12 @@ def show_layout(*, api="wmma", frag, shape, dtype, layout, extras=None, source, 
                 con.print(_table_view(lay, view, lane, con.width))
             return
         text = _tables_text(layouts, view, lane)
+    elif fmt == "tikz":
+        if mma:
+            raise InputError("--format tikz draws one fragment: leave out --mma", argument="format")
+        from ..export.tikz import render as tikz_picture
+
+        text = tikz_picture(layouts[0], color_by)
     elif fmt == "json":
         doc = layouts[0].to_dict() if not mma else {"matrix_a": layouts[0].to_dict(), "matrix_b": layouts[1].to_dict(),
                                                      "accumulator": layouts[2].to_dict()}

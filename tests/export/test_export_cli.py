@@ -158,3 +158,19 @@ def test_a_layout_with_no_cute_form_gets_one_line_and_exit_2(tmp_path):
     assert "no CuTe shape:stride form" in line
     linear = run("export", "--to", "triton", "--frag", "accumulator", "--atlas", str(path), "--format", "json")
     assert linear.exit_code == 0, linear.output
+
+
+def test_layout_format_tikz_draws_every_cell(tmp_path):
+    out = tmp_path / "a.tex"
+    result = run("layout", "--frag", "matrix_a", "--source", "atlas", "--format", "tikz", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    text = out.read_text()
+    assert text.count(r"\fill[") == 256 and r"\documentclass[tikz" in text
+    assert "--mma" in one_error_line(run("layout", "--mma", "--format", "tikz"))
+
+
+def test_out_ending_in_slash_writes_the_default_name_into_a_new_folder(tmp_path):
+    result = run("export", "--to", "header", "--frag", "accumulator", "--source", "atlas",
+                 "--out", str(tmp_path / "new") + "/")
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "new" / f"{ATLAS_ACC}.cuh").is_file()
