@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from rich.console import Group
+from rich.console import Console, ConsoleOptions, Group, RenderResult
+from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
@@ -18,12 +19,50 @@ from .terminal import HEAD_RULE
 EXTRA_FIELDS = ("num", "trans", "swizzle", "major")
 
 
-def _table(*headers: str) -> Table:
-    """Header rule only, columns two spaces apart; 'fold' only ever applies to a word wider than the console."""
-    table = Table(box=HEAD_RULE, show_edge=False, padding=(0, 1, 0, 0), pad_edge=False, header_style="bold")
-    for name in headers:
-        table.add_column(name, overflow="fold")
-    return table
+class FitTable:
+    """A table that, where the console is too narrow for its longest words side by side, prints each row
+    as one wrapped line of 'header: value' pairs instead of cutting words inside narrowed columns."""
+
+    def __init__(self, *headers: str):
+        self.headers = headers
+        self.rows: list[tuple] = []
+
+    def add_row(self, *cells) -> None:
+        self.rows.append(cells)
+
+    def table(self) -> Table:
+        # header rule only, columns two spaces apart; 'fold' only ever applies to a word wider than the console
+        table = Table(box=HEAD_RULE, show_edge=False, padding=(0, 1, 0, 0), pad_edge=False, header_style="bold")
+        for name in self.headers:
+            table.add_column(name, overflow="fold")
+        for cells in self.rows:
+            table.add_row(*cells)
+        return table
+
+    def stacked(self) -> Table:
+        grid = Table.grid(padding=(0, 1))
+        grid.add_column(no_wrap=True)
+        grid.add_column(overflow="fold")
+        for cells in self.rows:
+            line = Text()
+            for name, cell in zip(self.headers, cells):
+                value = cell if isinstance(cell, Text) else Text(str(cell))
+                if value.plain:
+                    line.append("; " if line.plain else "")
+                    line.append(f"{name}: ", style="bold")
+                    line.append(value)
+            grid.add_row("-", line)
+        return grid
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        table = self.table()
+        # measured as if unbounded: Measurement.get clamps the minimum to the width it is given
+        fits = Measurement.get(console, options.update_width(1 << 16), table).minimum <= options.max_width
+        yield table if fits else self.stacked()
+
+
+def _table(*headers: str) -> FitTable:
+    return FitTable(*headers)
 
 
 def _extra_value(spec, name: str) -> str:

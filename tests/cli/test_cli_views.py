@@ -154,3 +154,14 @@ def test_help_in_a_c_locale_is_ascii(args):
     text = _run(args, LC_ALL="C").decode("ascii")
     assert "Usage:" in text
     assert_fits(text, 80)
+
+
+@pytest.mark.parametrize("command", [["list"], ["atlas", "show"]])
+def test_narrower_than_a_table_prints_rows_as_lines_with_names_whole(no_gpu, command):
+    text = invoke(command, COLUMNS="60")  # too narrow for the tables side by side: no name may be cut
+    assert_fits(text, 60)
+    words = set(text.replace(";", " ").split())
+    assert {"matrix_a", "matrix_b", "accumulator"} <= words
+    for family in FAMILIES.values():
+        if command == ["list"]:
+            assert {s.shape for s in family.specs()} <= words
