@@ -35,7 +35,7 @@ def _progress_capture():
 
 @atlas_app.command("capture")
 def atlas_capture_command(
-    out: Annotated[Path, typer.Option(help="JSON file to write (written whole, or not at all; a folder: atlas.json inside)")],
+    out: Annotated[str, typer.Option(help="JSON file to write (written whole, or not at all; a folder: atlas.json inside)")],
 ):
     """Probe every fragment on the present GPU with every method and record it, with provenance."""
     from ..files import check_suffix

@@ -103,3 +103,11 @@ def test_cli_suffix_chooses_the_format(no_gpu, tmp_path):
 def test_cli_out_dash_is_stdout(no_gpu):
     result = runner.invoke(app, ["layout", "--frag", "matrix_a", "--format", "json", "--out", "-"])
     assert result.exit_code == 0 and result.output.lstrip().startswith("{")
+
+
+@pytest.mark.parametrize("fmt, suffix", [("json", "json"), ("csv", "csv"), ("svg", "svg")])
+def test_cli_out_with_a_trailing_slash_writes_inside_a_new_folder(no_gpu, tmp_path, fmt, suffix):
+    folder = tmp_path / "new"
+    result = CliRunner().invoke(app, ["layout", "--frag", "matrix_a", "--format", fmt, "--out", f"{folder}/"])
+    assert result.exit_code == 0, result.output
+    assert folder.is_dir() and [p.name for p in folder.iterdir()] == [f"wmma_matrix_a_m16n16k16_f16_row_load.{suffix}"]
