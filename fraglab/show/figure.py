@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..layouts.layout import UNKNOWN, Layout
-from .grid import (_FILL, _LINE_H, _MAX_GRID_H_IN, _MAX_GRID_W_IN, _MAX_MMA_IN, _MIN_FONT, _Cell, _Coloring,
+from .grid import (_FILL, _IDEAL_FONT, _LINE_H, _MAX_GRID_H_IN, _MAX_GRID_W_IN, _MAX_MMA_IN, _MIN_FONT, _Cell, _Coloring,
                    _GridReport, _best_label_style, _cells, _draw_grid, _draw_key, _grid_report, _key_count,
-                   _key_shape, _plan_labels)
+                   _key_shape, _label_lines, _plan_labels, _text_box, key_width_in)
 from .palette import FigureError, check_style, palette_colors
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -49,7 +49,8 @@ def _summary_line(layout: Layout) -> str:
     return "; ".join(parts)
 
 
-def _notes(reports: list[_GridReport], color_by: str, lane: int | None, bits: int | None) -> list[str]:
+def _notes(reports: list[_GridReport], color_by: str, lane: int | None, bits: int | None,
+           threads: int = 32) -> list[str]:
     notes = []
     modes = {r.mode for r in reports}
     if "cell" in modes:
@@ -58,14 +59,23 @@ def _notes(reports: list[_GridReport], color_by: str, lane: int | None, bits: in
         notes.append("T5 x0-31: lane 5 holds this run of elements in consecutive slots x[0]..x[31].")
     if "lanes" in modes:
         notes.append("T5 alone: lane 5 holds this run of elements; slots left out for room (--format table lists them).")
+    if "warp_lanes" in modes:
+        notes.append("5: lane 5 of the warp its hue shows (thread 32 x warp + 5) holds this run of elements; "
+                     "--lane N or --format table names the slots.")
     if "none" in modes:
         notes.append("Cells too small to label here: use --lane N, or --format table for every holder.")
     if any(r.duplicates for r in reports):
         notes.append("A cell listing several slots (or lanes): each of them holds a copy of the element; all are shown.")
     if any(r.ignored and not r.counted_copies and r.mode == "cell" for r in reports):
-        notes.append("(x11): a slot the MMA does not read (measured with the one-hot probe).")
+        notes.append("(x11), in parentheses: the lane's slot x[11] holds this element, but the MMA does not "
+                     "read that slot (measured with the one-hot probe).")
     if any(r.ignored and r.mode == "run" for r in reports):
-        notes.append("(x8-15): slots the MMA does not read (measured with the one-hot probe).")
+        notes.append("(x8-15), in parentheses: slots holding these elements that the MMA does not read "
+                     "(measured with the one-hot probe).")
+    unlisted = sorted({r.unlisted_slots for r in reports if r.unlisted_slots})
+    if unlisted:
+        notes.append(f"Slots {' / '.join(unlisted)} are listed in no cell: the one-hot probe finds that the MMA "
+                     "reads no element from them.")
     if any(r.counted_copies for r in reports):
         notes.append("x0 +3: slot x0, and 3 more copies in slots the MMA ignores (the fragment's own "
                      "figure lists them).")
@@ -82,6 +92,9 @@ def _notes(reports: list[_GridReport], color_by: str, lane: int | None, bits: in
                          f"slot{'s' if bits < 32 else ''} per register.")
     if color_by == "slot":
         notes.append("Colour: the slot index x[i] within the lane.")
+    if color_by == "lane" and threads > 32:
+        notes.append(f"Colour: one hue per warp of 32 threads (T0-31, T32-63, ... as in the key), a shade per "
+                     "lane inside it.")
     if lane is not None:
         notes.append(f"Lane {lane} outlined; every other lane dimmed.")
     return notes
@@ -104,6 +117,11 @@ def _grid_cell_size(layout: Layout, cells: list[list[_Cell]]) -> tuple[float, fl
     _, ideal = _best_label_style(cells)
     side = min(ideal, _MAX_GRID_W_IN / cols, _MAX_GRID_H_IN / rows)
     w = h = side
+    # A tall grid squeezed by its rows (wgmma's 64 x 8) gets wider cells, so one-line labels "T37 x3" fit.
+    if side < ideal and rows > cols and side * 72 >= _LINE_H * _MIN_FONT / _FILL:
+        line_w = max(_text_box(_label_lines(cell, "line"), 1.0)[0] for row in cells for cell in row)
+        font = min(_IDEAL_FONT, _FILL * side * 72 / _LINE_H)
+        w = max(w, min(line_w * font / _FILL / 72.0, _MAX_GRID_W_IN / cols))
     # A very wide (or tall) grid gets taller (wider) cells so a one-line run label stays readable.
     need = 1.15 * _LINE_H * _MIN_FONT / _FILL / 72.0
     if side < need:
@@ -170,23 +188,24 @@ def plot_layout(layout: Layout, ax: "Axes | None" = None, *, lane: int | None = 
         key_ax = ax.inset_axes((1.0 + 0.25 / grid_w, 1.0 - krows * kbox / grid_h,
                                 kcols * kbox / grid_w, krows * kbox / grid_h))
         _draw_key(key_ax, coloring, n, kcols, kbox * 72)
-        notes = _notes([report], color_by, lane, layout.spec.element_bits)
+        notes = _notes([report], color_by, lane, layout.spec.element_bits, layout.threads)
         ax.annotate("\n".join(notes), (0, 0), xycoords="axes fraction", xytext=(0, -6),
                     textcoords="offset points", va="top", ha="left", fontsize=7)
         return fig
 
     cw, ch = _grid_cell_size(layout, cells)
     plan = _plan_labels(cells, cw * 72, ch * 72)
-    notes = _notes([_grid_report(layout, cells, plan)], color_by, lane, layout.spec.element_bits)
+    notes = _notes([_grid_report(layout, cells, plan)], color_by, lane, layout.spec.element_bits, layout.threads)
     gw, gh = cw * layout.spec.cols, ch * layout.spec.rows
     kbox = 0.27
     wide_key = gh < 8 * kbox + 0.4  # a flat grid: the key goes below as a strip, not beside as a block
     kcols = _key_shape(n, color_by, wide=wide_key)
     kw, kh = kcols * kbox, -(-n // kcols) * kbox
+    key_w = key_width_in(color_by, kw)  # with its title, which may be wider than the swatches
     notes_h = len(notes) * _NOTE_LINE_IN + 0.25
     key_below = kh + 0.45 if wide_key else 0.0
     key_beside = 0.0 if wide_key else kh + 0.3
-    width = max(_LEFT_IN + gw + (0.0 if wide_key else 0.35 + kw) + 0.3, _LEFT_IN + kw + 0.3, 7.2)
+    width = max(_LEFT_IN + gw + (0.0 if wide_key else 0.35 + key_w) + 0.3, _LEFT_IN + key_w + 0.3, 7.2)
     height = _TITLE_IN + _TICKS_IN + max(gh, key_beside) + key_below + notes_h
     fig = _new_figure(width, height)
     grid_bottom = height - _TITLE_IN - _TICKS_IN - gh
@@ -230,7 +249,7 @@ def plot_mma(a: Layout, b: Layout, c: Layout, *, lane: int | None = None, color_
     plans = {name: _plan_labels(cells[name], w * 72, h * 72) for name, (w, h) in sizes.items()}
     layouts = {"A": a, "B": b, "C": c}
     notes = _notes([_grid_report(layouts[x], cells[x], plans[x]) for x in "ABC"], color_by, lane,
-                   a.spec.element_bits if color_by == "register" else None)
+                   a.spec.element_bits if color_by == "register" else None, max(a.threads, b.threads, c.threads))
     if s_k < s - 1e-9:
         notes.append(f"The k axis is drawn {s / s_k:.1f}x compressed so that k = {k} fits; m and n are to scale.")
 
@@ -247,7 +266,7 @@ def plot_mma(a: Layout, b: Layout, c: Layout, *, lane: int | None = None, color_
     key_in_quadrant = kbox >= 0.2
     if not key_in_quadrant:
         kbox = 0.27
-    key_column = 0.0 if key_in_quadrant else 0.45 + kcols * kbox
+    key_column = 0.0 if key_in_quadrant else 0.45 + key_width_in(color_by, kcols * kbox)
     width = max(_LEFT_IN + kw_in + gap + nw_in + 0.35 + key_column, 8.0)
     height = header_h + _TICKS_IN + 0.2 + kw_in + gap + _TICKS_IN + mh_in + notes_h
     height = max(height, header_h + krows * kbox + 0.6 + notes_h)

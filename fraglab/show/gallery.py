@@ -11,6 +11,8 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
+import numpy as np
+
 from .._version import __version__
 from ..files import write_many, write_output
 from ..layouts.layout import Layout
@@ -22,6 +24,11 @@ if TYPE_CHECKING:  # pragma: no cover
 
 FORMATS = ("png", "svg", "pdf")
 PNG_DPI = 150
+# A large figure (the MMA view, 128-thread grids) is drawn at fewer dots per inch so its longer side stays
+# within this many pixels; never below PNG_MIN_DPI, where 5.5 pt labels are still 9 px tall.
+PNG_MAX_SIDE_PX = 2200
+PNG_MIN_DPI = 120
+PNG_COLORS = 256
 MANIFEST_NAME = "figures.json"
 
 _SAVE_RC = {
@@ -52,8 +59,41 @@ def figure_bytes(fig: "Figure", fmt: str) -> bytes:
     }[fmt]
     buf = io.BytesIO()
     with matplotlib.rc_context(_SAVE_RC):
-        fig.savefig(buf, format=fmt, dpi=PNG_DPI if fmt == "png" else None, metadata=metadata)
-    return buf.getvalue()
+        if fmt == "png":  # quickly encoded here, re-encoded small below
+            fig.savefig(buf, format="png", dpi=png_dpi(fig), pil_kwargs={"compress_level": 1})
+        else:
+            fig.savefig(buf, format=fmt, metadata=metadata)
+    return _small_png(buf.getvalue()) if fmt == "png" else buf.getvalue()
+
+
+def png_dpi(fig: "Figure") -> float:
+    """PNG_DPI, lowered for a large figure so that its longer side is at most PNG_MAX_SIDE_PX (not below
+    PNG_MIN_DPI)."""
+    longer = max(fig.get_size_inches())
+    return float(max(PNG_MIN_DPI, min(PNG_DPI, PNG_MAX_SIDE_PX / longer)))
+
+
+def _small_png(data: bytes) -> bytes:
+    """The PNG as an indexed image of its PNG_COLORS most used colours (every flat fill is one of them, so
+    lanes keep their exact colours; only anti-aliased edge pixels move to the nearest kept colour)."""
+    from PIL import Image
+
+    rgb = np.asarray(Image.open(io.BytesIO(data)).convert("RGB"), dtype=np.int64)
+    packed = (rgb[..., 0] << 16) | (rgb[..., 1] << 8) | rgb[..., 2]
+    colors, inverse, counts = np.unique(packed.ravel(), return_inverse=True, return_counts=True)
+    split = lambda c: np.stack([(c >> 16) & 255, (c >> 8) & 255, c & 255], axis=-1)  # noqa: E731
+    kept = np.argsort(-counts, kind="stable")[:PNG_COLORS]
+    table = split(colors[kept])
+    # every colour -> its nearest kept colour (itself, for the kept ones)
+    nearest = np.empty(len(colors), dtype=np.uint8)
+    for start in range(0, len(colors), 4096):
+        chunk = split(colors[start:start + 4096])
+        nearest[start:start + 4096] = ((chunk[:, None, :] - table[None]) ** 2).sum(-1).argmin(1)
+    indexed = Image.fromarray(nearest[inverse].reshape(packed.shape))
+    indexed.putpalette(table.astype(np.uint8).ravel().tolist())
+    out = io.BytesIO()
+    indexed.save(out, format="png", optimize=True)
+    return out.getvalue()
 
 
 def save_figure(fig: "Figure", path: str | os.PathLike, fmt: str, *, default_name: str = "figure") -> Path | None:

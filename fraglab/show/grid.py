@@ -26,7 +26,7 @@ _FILL = 0.86            # share of a cell a label may cover
 _IDEAL_FONT = 7.5       # pt, cell labels
 _MIN_FONT = 5.5         # pt; below this a label is unreadable and runs (or nothing) are labelled instead
 _MIN_CELL_IN = 0.34
-_MAX_GRID_W_IN = 14.0
+_MAX_GRID_W_IN = 15.0    # 256 columns of a wgmma accumulator keep a lane number per 2-cell run
 _MAX_GRID_H_IN = 13.0
 _MAX_MMA_IN = 17.0      # width and height budget of the three grids of the MMA view
 
@@ -126,7 +126,10 @@ class _Run:
     first: _Cell
     last: _Cell
 
-    def text(self, slots: bool = True) -> str:
+    def text(self, slots: bool = True, in_warp: bool = False) -> str:
+        """'T5 x0-31' (lanes and slots), 'T5' (slots=False) or '5' (in_warp: the lane inside its warp)."""
+        if in_warp:
+            return ",".join(str(lane % 32) for lane in self.first.lanes)
         if not slots:
             return ",".join(f"T{lane}" for lane in self.first.lanes)
         parts = []
@@ -202,13 +205,14 @@ def _key_count(layouts: Iterable[Layout], color_by: str) -> int:
 class _GridReport:
     """What a drawn grid used, so the figure's notes explain exactly that."""
 
-    mode: str  # cell | run | lanes | none
+    mode: str  # cell | run | lanes | warp_lanes | none
     font: float
     duplicates: bool
     ignored: bool
     unread_cells: bool
     empty_cells: bool
     counted_copies: bool = False  # labels count ignored copies ("x0 +3") instead of listing them
+    unlisted_slots: str = ""      # slots the MMA ignores that hold no element, so no cell lists them ("x8-15")
 
 
 def _axis_names(layout: Layout) -> tuple[str, str]:
@@ -216,11 +220,25 @@ def _axis_names(layout: Layout) -> tuple[str, str]:
         layout.spec.frag, ("row (m)", "col (n)"))
 
 
-def _tick_step(cell_pt: float, n: int) -> int:
+_DIGIT_W = 0.64         # DejaVu Sans digits are 0.636 em wide
+_TICK_GAP_PT = 3.0      # clear space between neighbouring tick labels
+
+
+def _tick_step(cell_pt: float, n: int, label_pt: float) -> int:
+    """Label every step-th row or column: the smallest power of two whose labels (label_pt long along the
+    axis) keep _TICK_GAP_PT apart."""
     for step in (1, 2, 4, 8, 16, 32, 64):
-        if step * cell_pt >= 11.0 or step >= n:
+        if step * cell_pt >= label_pt + _TICK_GAP_PT or step >= n:
             return step
     return 64
+
+
+def _axis_ticks(cell_pt: float, n: int, vertical: bool) -> tuple[int, float]:
+    """(step, font size) of one axis' tick labels: 7.5 pt where the step allows it, else 6 pt."""
+    digits = len(str(n - 1))
+    size = (lambda f: _LINE_H * f) if vertical else (lambda f: digits * _DIGIT_W * f)
+    step = _tick_step(cell_pt, n, size(6.0))
+    return step, 7.5 if step * cell_pt >= size(7.5) + _TICK_GAP_PT else 6.0
 
 
 def _major_step(n: int) -> int:
@@ -305,6 +323,8 @@ def _draw_grid(ax: "Axes", layout: Layout, coloring: _Coloring, cell_w_pt: float
                     segs.append([(c + 1, r), (c + 1, r + 1)])
         ax.add_collection(LineCollection(segs, colors="black", linewidths=1.8, capstyle="projecting"))
 
+    if not minor_lw and plan.runs:  # cells too small for lines between them: lines between labelled runs
+        ax.add_collection(LineCollection(_run_edges(plan.runs), colors="white", linewidths=0.8))
     _draw_labels(ax, layout, cells, coloring, plan, gid)
     ax.set_gid(gid)
 
@@ -313,18 +333,36 @@ def _draw_grid(ax: "Axes", layout: Layout, coloring: _Coloring, cell_w_pt: float
     ax.set_aspect("auto")
     for side in ax.spines.values():
         side.set_visible(False)
-    xs, ys = _tick_step(cell_w_pt, cols), _tick_step(cell_h_pt, rows)
+    (xs, x_font), (ys, y_font) = _axis_ticks(cell_w_pt, cols, False), _axis_ticks(cell_h_pt, rows, True)
     ax.set_xticks([c + 0.5 for c in range(0, cols, xs)], [str(c) for c in range(0, cols, xs)])
     ax.set_yticks([r + 0.5 for r in range(0, rows, ys)], [str(r) for r in range(0, rows, ys)])
-    # Column numbers sit side by side: smaller when three digits share a narrow step.
-    ax.tick_params(axis="x", labelsize=7.5 if xs * cell_w_pt >= 16 else 6.0, length=0, pad=2)
-    ax.tick_params(axis="y", labelsize=7.5 if ys * cell_h_pt >= 9 else 6.0, length=0, pad=2)
+    ax.tick_params(axis="x", labelsize=x_font, length=0, pad=2)
+    ax.tick_params(axis="y", labelsize=y_font, length=0, pad=2)
     ax.xaxis.tick_top()
     ax.xaxis.set_label_position("top")
     ylabel, xlabel = _axis_names(layout)
     ax.set_xlabel(xlabel, fontsize=8, labelpad=3)
     ax.set_ylabel(ylabel, fontsize=8, labelpad=3)
     return _grid_report(layout, cells, plan)
+
+
+def _run_edges(runs: list[_Run]) -> list[list[tuple[int, int]]]:
+    """Segments across both ends of every run, merged into long lines where ends line up row after row."""
+    ends: dict[tuple[bool, int], set[int]] = {}
+    for run in runs:
+        at, across = (run.r0, run.c0) if run.vertical else (run.c0, run.r0)
+        for edge in (at, at + run.length):
+            ends.setdefault((run.vertical, edge), set()).add(across)
+    segs = []
+    for (vertical, edge), cross in sorted(ends.items()):
+        cross_sorted = sorted(cross)
+        start = prev = cross_sorted[0]
+        for x in cross_sorted[1:] + [None]:
+            if x is None or x != prev + 1:
+                segs.append([(start, edge), (prev + 1, edge)] if vertical else [(edge, start), (edge, prev + 1)])
+                start = x
+            prev = x if x is not None else prev
+    return segs
 
 
 def _rect(x, y, *, w=1.0, h=1.0, **kw):
@@ -345,7 +383,7 @@ def _cell_text_color(layout: Layout, cell: _Cell, coloring: _Coloring) -> str:
 class _LabelPlan:
     """How a grid is labelled: one label per cell, one per run of cells, or none (too small)."""
 
-    mode: str  # cell | run (lane and slots per run) | lanes (lane per run) | none
+    mode: str  # cell | run (lane and slots per run) | lanes (lane per run) | warp_lanes (lane % 32) | none
     font: float = 0.0
     style: str = "two"
     runs: list[_Run] = field(default_factory=list)
@@ -353,22 +391,31 @@ class _LabelPlan:
 
 def _plan_labels(cells: list[list[_Cell]], cell_w_pt: float, cell_h_pt: float) -> _LabelPlan:
     best, _ = _best_label_style(cells)
-    # Every holder listed if that fits; else ignored copies counted ("x0 +3"); else runs.
-    for style in (best, "compact"):
+    # Every holder listed if that fits (in the style that fits these cells largest); else ignored copies
+    # counted ("x0 +3"); else runs.
+    fits = []
+    for style in dict.fromkeys((best, "two", "stack", "line")):
         labels = [_label_lines(cell, style) for row in cells for cell in row if cell.holders]
-        font = min((_fit_font(lines, cell_w_pt, cell_h_pt) for lines in labels), default=_IDEAL_FONT)
-        if font >= _MIN_FONT:
-            return _LabelPlan("cell", font, style)
+        fits.append((min((_fit_font(lines, cell_w_pt, cell_h_pt) for lines in labels), default=_IDEAL_FONT), style))
+    font, style = max(fits, key=lambda fs: fs[0] + (1e-6 if fs[1] == best else 0.0))
+    if font >= _MIN_FONT:
+        return _LabelPlan("cell", font, style)
+    labels = [_label_lines(cell, "compact") for row in cells for cell in row if cell.holders]
+    font = min((_fit_font(lines, cell_w_pt, cell_h_pt) for lines in labels), default=_IDEAL_FONT)
+    if font >= _MIN_FONT:
+        return _LabelPlan("cell", font, "compact")
     style = best
     # Runs: the direction with fewer (so longer) runs. Every run gets a label or none does, since a
     # half-labelled grid reads as if the rest were empty: first "T5 x0-31", then just "T5".
     horizontal, vertical = _runs(cells, False), _runs(cells, True)
     runs = vertical if len(vertical) < len(horizontal) else horizontal
-    for mode in ("run", "lanes"):
+    # A warpgroup's grid (lanes past 31), too dense for "T101": the lane inside its warp, the hue telling the warp.
+    warpgroup = any(t >= 32 for row in cells for cell in row for t in cell.lanes)
+    for mode in ("run", "lanes", "warp_lanes") if warpgroup else ("run", "lanes"):
         fonts = []
         for run in runs:
             along, across = (cell_h_pt, cell_w_pt) if run.vertical else (cell_w_pt, cell_h_pt)
-            chars = len(run.text(slots=mode == "run"))
+            chars = len(run.text(slots=mode == "run", in_warp=mode == "warp_lanes"))
             fonts.append(min(_IDEAL_FONT, _FILL * across / _LINE_H, _FILL * run.length * along / (chars * _CHAR_W)))
         if runs and min(fonts) >= _MIN_FONT:
             return _LabelPlan(mode, min(fonts), style, runs)
@@ -391,7 +438,8 @@ def _draw_labels(ax: "Axes", layout: Layout, cells: list[list[_Cell]], coloring:
             x, y, rot = run.c0 + 0.5, run.r0 + run.length / 2, 90
         else:
             x, y, rot = run.c0 + run.length / 2, run.r0 + 0.5, 0
-        ax.text(x, y, run.text(slots=plan.mode == "run"), ha="center", va="center", rotation=rot,
+        ax.text(x, y, run.text(slots=plan.mode == "run", in_warp=plan.mode == "warp_lanes"), ha="center",
+                va="center", rotation=rot,
                 fontsize=plan.font, color=_cell_text_color(layout, run.first, coloring),
                 gid=f"{gid}-run-{run.r0}-{run.c0}")
 
@@ -400,11 +448,31 @@ def _grid_report(layout: Layout, cells: list[list[_Cell]], plan: _LabelPlan) -> 
     return _GridReport(
         mode=plan.mode, font=plan.font,
         duplicates=layout.duplicate_slots > 0,
-        ignored=layout.ignored_slots > 0,
+        ignored=any(h[2] == 0 for row in cells for cell in row for h in cell.holders),  # drawn as "(x11)"
         unread_cells=any(cell.all_ignored for row in cells for cell in row),
         empty_cells=any(not cell.holders for row in cells for cell in row),
         counted_copies=plan.mode == "cell" and plan.style == "compact" and layout.ignored_slots > 0,
+        unlisted_slots=_unlisted_slots(layout),
     )
+
+
+def _unlisted_slots(layout: Layout) -> str:
+    """'x8-15 of every lane' when those slots hold no element because the MMA reads none from them; else ''."""
+    unlisted = (layout.row < 0) & (layout.mma_reads == 0)
+    slots = np.unique(np.nonzero(unlisted)[1])
+    if not len(slots):
+        return ""
+    return _slot_span(slots) + (" of every lane" if unlisted[:, slots].all() else " of some lanes")
+
+
+def _slot_span(slots: np.ndarray) -> str:
+    """'x8-15' for consecutive slots, 'x1,x3' otherwise, '' for none."""
+    slots = [int(s) for s in slots]
+    if not slots:
+        return ""
+    if slots == list(range(slots[0], slots[-1] + 1)) and len(slots) > 1:
+        return f"x{slots[0]}-{slots[-1]}"
+    return ",".join(f"x{s}" for s in slots)
 
 
 def _draw_key(ax: "Axes", coloring: _Coloring, n: int, ncols: int, box_pt: float) -> None:
@@ -431,8 +499,16 @@ def _draw_key(ax: "Axes", coloring: _Coloring, n: int, ncols: int, box_pt: float
     ax.set_yticks([])
     for side in ax.spines.values():
         side.set_visible(False)
-    title = {"lane": "colour: lane", "slot": "colour: slot x[i]", "register": "colour: 32-bit register"}
-    ax.set_title(title[coloring.color_by], fontsize=8, loc="left", pad=4)
+    ax.set_title(KEY_TITLES[coloring.color_by], fontsize=_KEY_TITLE_FONT, loc="left", pad=4)
+
+
+KEY_TITLES = {"lane": "colour: lane", "slot": "colour: slot x[i]", "register": "colour: 32-bit register"}
+_KEY_TITLE_FONT = 8.0
+
+
+def key_width_in(color_by: str, swatches_in: float) -> float:
+    """Width the key takes: its swatches, or its title where that is longer (a 2-register key is narrow)."""
+    return max(swatches_in, len(KEY_TITLES[color_by]) * _CHAR_W * _KEY_TITLE_FONT / 72.0 + 0.1)
 
 
 def _key_shape(n: int, color_by: str, *, wide: bool) -> int:
