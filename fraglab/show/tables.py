@@ -34,6 +34,9 @@ def lane_style(lane: int, highlight: int | None) -> str:
 
 
 def _ignored_text(layout: Layout) -> str:
+    family = layout.spec._known_family()
+    if family is not None and family.mma_specs is None and "mma" not in family.methods:
+        return "n/a (no MMA reads this fragment)"  # ldmatrix, stmatrix, movmatrix
     if layout.source.kind == "model":
         return "unknown (only a GPU can tell)"
     return str(layout.ignored_slots) if layout.reads_measured else "not measured"
