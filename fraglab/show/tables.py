@@ -27,9 +27,15 @@ SHARED_MARK = "+"      # lanes view: another slot holds the same element
 NOBODY = "-"           # grid: no slot holds the element; lanes view: the slot holds no element
 
 
-def lane_style(lane: int, highlight: int | None) -> str:
+# A warpgroup (128 threads) is coloured by warp, so its four warps stand apart; within a warp, lanes 16..31 bold.
+WARP_COLOURS = ("red", "green", "blue", "magenta")
+
+
+def lane_style(lane: int, highlight: int | None, threads: int = 32) -> str:
     if highlight is not None:
         return "bold reverse " + LANE_COLOURS[lane % 16] if lane == highlight else "dim"
+    if threads > 32:
+        return WARP_COLOURS[(lane // 32) % 4] + (" bold" if lane % 32 >= 16 else "")
     return LANE_COLOURS[lane % 16] + (" bold" if lane >= 16 else "")
 
 
@@ -76,7 +82,7 @@ def _holder_text(layout: Layout, holders: list[tuple[int, int]], highlight: int 
     last_lane = None
     for lane, slot in holders:
         mark = IGNORED_MARK if _ignored(layout, lane, slot) else ""
-        style = lane_style(lane, highlight)
+        style = lane_style(lane, highlight, layout.threads)
         if lane == last_lane:
             cell.append(f"/{slot}{mark}", style=style)
         else:
@@ -181,7 +187,7 @@ def lanes_view(layout: Layout, lane: int | None = None, width: int = DEFAULT_WID
                 continue
             mark = (SHARED_MARK if counts[r, c] > 1 else "") + (IGNORED_MARK if _ignored(layout, t, s) else "")
             marks.update(mark)
-            row_cells.append(Text(f"{r},{c}{mark}", style=lane_style(t, None)))
+            row_cells.append(Text(f"{r},{c}{mark}", style=lane_style(t, None, layout.threads)))
         cells.append(row_cells)
     tables = banded_tables("lane", [str(t) for t in lanes],
                            [f"x{s}\nr{regs[s]}" for s in range(layout.num_elements)], cells, width, "slots")

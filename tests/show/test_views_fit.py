@@ -203,3 +203,12 @@ def test_no_color_means_no_ansi_even_when_colour_is_forced(monkeypatch):
     plain.print(layout_view(lay, "grid", 1, 80))
     assert "\x1b" not in plain.file.getvalue()
     assert "*1.0" in plain.file.getvalue()
+
+
+def test_a_warpgroup_is_coloured_by_warp():
+    from fraglab.show.tables import lane_style
+
+    hue = {lane: lane_style(lane, None, 128).split()[0] for lane in range(128)}
+    assert len({hue[w * 32] for w in range(4)}) == 4  # four warps, four hues
+    assert all(len({hue[w * 32 + i] for i in range(32)}) == 1 for w in range(4))
+    assert len({lane_style(lane, None, 32).split()[0] for lane in range(16)}) == 16  # a warp: a hue per lane
