@@ -18,7 +18,8 @@ from .terminal import DEFAULT_WIDTH, HEAD_RULE
 # l and l+16 share a hue and differ in weight).
 LANE_COLOURS = (
     "red", "green", "yellow", "blue", "magenta", "cyan", "bright_red", "bright_green",
-    "bright_yellow", "bright_blue", "bright_magenta", "bright_cyan", "dark_orange", "purple", "spring_green2", "deep_pink2",
+    "bright_yellow", "bright_blue", "bright_magenta", "bright_cyan", "dark_orange", "purple", "spring_green2",
+    "deep_pink2",
 )
 
 HIGHLIGHT_MARK = "*"   # before each holder of the --lane lane, so the highlight shows without colour

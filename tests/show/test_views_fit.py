@@ -2,7 +2,6 @@
 
 import io
 
-import numpy as np
 import pytest
 from rich.text import Text
 from view_checks import assert_fits, layout_for, read_bands, render, view_specs
@@ -168,7 +167,8 @@ def test_output_width(columns, tty, want):
 
 @pytest.mark.parametrize("environ, want", [
     ({"LC_ALL": "C"}, True), ({"LANG": "C"}, True), ({"LC_ALL": "POSIX", "LANG": "C.UTF-8"}, True),
-    ({"LANG": "en_US.ISO-8859-1"}, True), ({"LANG": "C.UTF-8"}, False), ({"LC_CTYPE": "en_US.utf8", "LANG": "C"}, False),
+    ({"LANG": "en_US.ISO-8859-1"}, True), ({"LANG": "C.UTF-8"}, False),
+    ({"LC_CTYPE": "en_US.utf8", "LANG": "C"}, False),
     ({"LC_ALL": "C.UTF-8", "LANG": "C"}, False), ({}, False),
 ])
 def test_ascii_only_follows_the_deciding_locale(environ, want):
