@@ -118,7 +118,8 @@ def default_figure_name(layout: "Layout | tuple[Layout, Layout, Layout]", fmt: s
             parts = (s.api, "mma", s.shape, s.dtype, s.layout, layout.method)
     else:
         s = layout.spec
-        parts = (s.api, s.frag, s.shape, s.dtype, s.layout, layout.method)
+        # the spec's key carries the other families' fields (ldmatrix: num4, trans1), so names never collide
+        parts = (*s.key.split("."), layout.method)
     return "_".join(parts) + "." + fmt
 
 
@@ -162,7 +163,7 @@ def generate_all(out_dir: str | os.PathLike, atlas: Any = None, *, formats: Sequ
         raise FigureError("out", f"invalid --out {str(out)!r}: not a folder")
 
     specs = list(atlas.specs())
-    layouts = {spec: atlas.layout(spec, method="load") for spec in specs}
+    layouts = {spec: _drawn_layout(atlas, spec) for spec in specs}
     jobs: list[tuple[str, list[Layout]]] = [("fragment", [layouts[s]]) for s in specs]
     jobs += [("mma", [layouts[s] for s in triple]) for triple in mma_triples(specs)]
     total = len(jobs) * len(formats)
@@ -198,6 +199,20 @@ def generate_all(out_dir: str | os.PathLike, atlas: Any = None, *, formats: Sequ
     for path in stale:
         path.unlink(missing_ok=True)
     return written
+
+
+def _drawn_layout(atlas: Any, spec: Any) -> Layout:
+    """The atlas' load layout (every holder, reads from the one-hot probe) where the family has one, else the
+    first of the family's methods that the atlas holds (mma.sync and wgmma: the identity MMA)."""
+    from ..errors import AtlasError
+
+    methods = tuple(spec.family.methods)
+    for method in dict.fromkeys((("load",) if "load" in methods else ()) + methods):
+        try:
+            return atlas.layout(spec, method=method)
+        except AtlasError as error:
+            last = error
+    raise last
 
 
 def _matplotlib_version() -> str:

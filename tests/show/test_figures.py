@@ -149,7 +149,7 @@ def test_svg_shows_every_holder_and_marks_ignored_slots(tmp_path):
     assert groups["grid-cell-9-3"] == ["T5", "x3", "(x11)"]
     texts = " ".join(svg_texts(data))
     assert "256 duplicate slots" in texts and "MMA ignores 256 slots" in texts
-    assert "(x11): a slot the MMA does not read" in texts
+    assert "(x11), in parentheses: the lane's slot x[11] holds this element, but the MMA does not read" in texts
 
 
 def test_svg_title_names_fragment_shape_dtype_layout_and_source(tmp_path):
@@ -286,8 +286,18 @@ def test_32x8_and_8x32_accumulators_label_every_cell_readably(tmp_path, shape, r
     assert min(svg_font_sizes(data, "grid-cell-")) >= 5.5
 
 
+def _scattered_warpgroup_256() -> "figures.Layout":
+    """64 x 256 over 128 threads, neighbouring cells in different threads: no run longer than one cell."""
+    from fraglab.layouts.layout import Layout
+
+    element = np.arange(128)[:, None] + 128 * np.arange(128)[None, :]  # thread t, slot s -> element t + 128 s
+    row, col = element // 256, element % 256
+    spec = FragmentSpec("wgmma", "accumulator", "m64n256k16", "f32", "row")
+    return Layout(spec, "mma", wgmma_accumulator(8).source, row, col, np.ones(row.shape, dtype=np.int8))
+
+
 def test_grid_too_dense_to_label_says_so_instead_of_printing_specks(tmp_path):
-    data = render(figures.plot_layout(wgmma_accumulator(256)), tmp_path, "svg")
+    data = render(figures.plot_layout(_scattered_warpgroup_256()), tmp_path, "svg")
     groups = svg_groups(data)
     assert not any(k.startswith(("grid-cell-", "grid-run-")) for k in groups)
     assert any("too small to label" in t for t in svg_texts(data))
