@@ -14,5 +14,5 @@ python3 -m fraglab gemm --wgmma --check --size 1000 --act relu --bias per_n 2>&1
 # every family captured on this GPU, then compared with the bundled atlas (an H100/H200 diff when run on the other)
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr -c 'A-Za-z0-9\n' '_')
 python3 -m fraglab atlas capture --out "$OUT/atlas_${gpu}.json" 2>&1 | tail -3
-python3 -m fraglab atlas diff "$OUT/atlas_${gpu}.json" fraglab/data/atlas_sm90.json > "$OUT/atlas_diff.log" 2>&1
+python3 -m fraglab atlas diff "$OUT/atlas_${gpu}.json" > "$OUT/atlas_diff.log" 2>&1
 echo "atlas diff exit $?: $(tail -1 "$OUT/atlas_diff.log")"

@@ -54,12 +54,15 @@ def atlas_capture_command(
 @atlas_app.command("diff")
 def atlas_diff_command(
     a: Annotated[Path, typer.Argument(help="First atlas JSON")],
-    b: Annotated[Path, typer.Argument(help="Second atlas JSON")],
+    b: Annotated[Optional[Path], typer.Argument(help="Second atlas JSON (default: the bundled atlas of A's architecture)")] = None,
 ):
     """List every slot that differs between two atlases (exit 1 if any does)."""
     from ..layouts import atlas as atlas_mod
 
-    first, second = atlas_mod.load(a), atlas_mod.load(b)
+    first = atlas_mod.load(a)
+    second = atlas_mod.load(b) if b is not None else atlas_mod.load_bundled(first.arch)
+    if b is None:
+        b = "the bundled atlas"
     lines = atlas_mod.diff(first, second)
     typer.echo(f"A: {a} ({first.describe()})\nB: {b} ({second.describe()})")
     for line in lines:

@@ -178,3 +178,22 @@ def test_fallback_note_does_not_stick_to_the_cached_atlas(no_gpu):
     answered = resolve_layout(spec, "auto")
     assert "no usable GPU" in answered.source.note
     assert atlas_mod.load_bundled().layout(spec).source.note == ""
+
+
+def test_atlas_diff_against_the_bundled_atlas_names_each_changed_slot(tmp_path):
+    import copy
+
+    from fraglab.layouts.atlas import DATA_DIR
+
+    doc = json.loads((DATA_DIR / "atlas_sm90.json").read_text())
+    key = "wmma.accumulator.m16n16k16.f32.row"
+    changed = copy.deepcopy(doc)
+    cells = changed["entries"][key]["load"]["cells"]
+    cells[3][1], cells[3][2] = cells[3][2], cells[3][1]  # swap two slots of lane 3
+    path = tmp_path / "mine.json"
+    path.write_text(json.dumps(changed))
+    result = runner.invoke(app, ["atlas", "diff", str(path)])
+    assert result.exit_code == 1, result.output
+    lines = [ln for ln in result.output.splitlines() if ln.startswith(key)]
+    assert [ln.split(":")[1].strip() for ln in lines] == ["lane 3 slot 1", "lane 3 slot 2"]
+    assert "B: the bundled atlas" in result.output
