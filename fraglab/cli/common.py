@@ -24,12 +24,6 @@ class SourceChoice(str, Enum):
     model = "model"
 
 
-class MethodChoice(str, Enum):
-    load = "load"
-    mma = "mma"
-    onehot = "onehot"
-
-
 class FormatChoice(str, Enum):
     table = "table"
     json = "json"

@@ -13,6 +13,7 @@ from typing import Annotated, Optional
 import typer
 
 from ..errors import InputError
+from .common import SourceChoice
 
 
 class ExportTo(str, Enum):
@@ -20,13 +21,6 @@ class ExportTo(str, Enum):
     triton = "triton"
     header = "header"
     tikz = "tikz"
-
-
-class SourceChoice(str, Enum):
-    auto = "auto"
-    gpu = "gpu"
-    atlas = "atlas"
-    model = "model"
 
 
 class ColourBy(str, Enum):
