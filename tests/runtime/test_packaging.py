@@ -27,7 +27,9 @@ def test_wheel_holds_every_kernel_source_and_the_atlas(wheel):
     assert len(sources) >= 6  # apis/wmma.cu, gemm/{wmma,simt}.cu, gemm/epilogue.cuh, bench/peak.cu, ...
     for source in sources:
         assert source.relative_to(ROOT).as_posix() in names, source
-    assert "fraglab/data/atlas_sm90.json" in names
+    bundled = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "fraglab" / "data").glob("atlas_sm*"))
+    assert "fraglab/data/atlas_sm90.json" in bundled and len(bundled) >= 3  # WMMA, PTX and wgmma captures
+    assert set(bundled) <= names
 
 
 def test_installed_wheel_finds_its_own_kernels(wheel, tmp_path):
@@ -36,8 +38,10 @@ def test_installed_wheel_finds_its_own_kernels(wheel, tmp_path):
                    check=True)
     env = dict(os.environ, PYTHONPATH=str(target))
     code = ("from fraglab.runtime.build import KernelBuild; from fraglab.layouts.atlas import load_bundled; "
-            "print(KernelBuild('apis/wmma.cu', ()).path); print(load_bundled().arch)")
+            "print(KernelBuild('apis/wmma.cu', ()).path); print(load_bundled().arch); "
+            "print(sorted({s.api for s in load_bundled().specs()}))")
     result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
-    kernel, arch = result.stdout.split()
+    kernel, arch, apis = result.stdout.split("\n")[:3]
+    assert "'wgmma'" in apis and "'mma'" in apis and "'ldmatrix'" in apis  # the gzip captures came along
     assert Path(kernel) == target / "fraglab" / "apis" / "wmma.cu" and Path(kernel).is_file() and arch == "90"
