@@ -9,7 +9,8 @@ from typer.testing import CliRunner
 from fraglab.layouts import atlas as atlas_mod
 from fraglab.apis import make_spec
 from fraglab.cli.main import app
-from fraglab.layouts.layout import Layout
+from fraglab.layouts.layout import UNKNOWN, Layout
+from fraglab.layouts.spec import FragmentSpec
 from fraglab.layouts.resolve import resolve_layout
 from fraglab.layouts.verify import check_combination
 
@@ -171,6 +172,22 @@ def test_verify_flags_a_method_disagreement_and_a_model_difference():
     row = check_combination(spec, measured, 90, bundled)
     assert not row.ok and row.methods == "differ" and row.model == "differs" and row.atlas == "differs"
     assert any("load and onehot disagree" in p for p in row.problems)
+
+
+def test_verify_compares_reads_only_where_both_methods_see_them():
+    # wgmma's accumulator `mma` method writes D and cannot see reads (UNKNOWN); onehot sees every one
+    bundled = atlas_mod.load_bundled()
+    spec = FragmentSpec.from_key("wgmma.accumulator.m64n8k16.f32.row")
+    measured = {m: bundled.raw_layout(spec, m) for m in ("onehot", "mma")}
+    assert (measured["mma"].mma_reads == UNKNOWN).all() and (measured["onehot"].mma_reads == 1).all()
+    assert check_combination(spec, measured, 90, bundled).ok
+    onehot = measured["onehot"]
+    reads = onehot.mma_reads.copy()
+    reads[3, 1] = 0
+    measured["mma"] = Layout(spec, "mma", onehot.source, onehot.row, onehot.col, onehot.mma_reads.copy())
+    measured["onehot"] = Layout(spec, "onehot", onehot.source, onehot.row, onehot.col, reads)
+    row = check_combination(spec, measured, 90, bundled)
+    assert "mma and onehot disagree on what the MMA reads" in row.problems
 
 
 def test_fallback_note_does_not_stick_to_the_cached_atlas(no_gpu):
