@@ -23,3 +23,4 @@ gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr -c 'A-Za-
 timeout 150 python3 -m fraglab atlas capture --out "$OUT/atlas_${gpu}.json" 2>&1 | tail -3
 timeout 150 python3 -m fraglab atlas diff "$OUT/atlas_${gpu}.json" > "$OUT/atlas_diff.log" 2>&1
 echo "atlas diff exit $?: $(tail -1 "$OUT/atlas_diff.log")"
+gzip -9 -f "$OUT/atlas_${gpu}.json"
