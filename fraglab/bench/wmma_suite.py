@@ -10,7 +10,15 @@ from ..gemm.api import prepare
 # ---------------------------------------------------------------------------------------------
 # Check and benchmark suite behind `fraglab gemm --wmma` (rows for fraglab.bench's table/JSON/plot)
 
-SUITE_KERNELS = ("wmma_fused", "wmma_plain", "cublas_gemmex", "cublas_unfused", "torch_addmm_act")
+BASELINE_KERNELS = ("cublas_gemmex", "cublas_unfused", "torch_addmm_act")
+
+
+def suite_kernels(family: str = "wmma") -> tuple[str, ...]:
+    """Row names of one size: the family's fused and plain-store GEMM (wmma_* or wgmma_*), then the baselines."""
+    return (f"{family}_fused", f"{family}_plain") + BASELINE_KERNELS
+
+
+SUITE_KERNELS = suite_kernels("wmma")
 CHECK_ROWS_ABOVE = 2048  # larger M: check a random sample of rows against the float64 reference
 CHECK_SAMPLE_ROWS = 96
 INTERLEAVED_ROUNDS = 6   # rounds over the kernels, in varying order (fraglab.bench.time_interleaved)
@@ -152,7 +160,7 @@ def run_suite(sizes, *, dtype: str = "f16", act: str = "none", bias_mode: str = 
               bench: bool = True, baselines: bool = True, tile: str | None = None, progress=None,
               kernel: str = "wmma") -> dict:
     """Check and time the fused WMMA GEMM and its baselines for each (m, n, k). kernel='wgmma' runs the Hopper
-    wgmma GEMM through the same road (rows keep the wmma_* names; the ceiling stays the mma.sync one).
+    wgmma GEMM through the same road; its rows are named wgmma_fused / wgmma_plain.
 
     Returns {"rows": [...] one per (kernel, size), "summary": [...] one per size with the ratios,
     "ceiling_tflops" / "ceiling_sustained_tflops": the register-only WMMA rate measured in this run before
@@ -195,7 +203,8 @@ def run_suite(sizes, *, dtype: str = "f16", act: str = "none", bias_mode: str = 
         base = {"m": m, "n": n, "k": k, "dtype": dtype, "act": act, "bias": bias_mode, "beta": beta,
                 "save_z": save_z}
         results: dict[str, dict] = {}
-        for name, fn, spec in (("wmma_fused", run_fused, fused), ("wmma_plain", run_plain, plain)):
+        fused_name, plain_name = suite_kernels(kernel)[:2]
+        for name, fn, spec in ((fused_name, run_fused, fused), (plain_name, run_plain, plain)):
             row = dict(base, kernel=name, tile=spec.tile, aligned=spec.aligned, status="-", max_err=None,
                        rel_err=None)
             if check:
@@ -204,7 +213,7 @@ def run_suite(sizes, *, dtype: str = "f16", act: str = "none", bias_mode: str = 
                     z.fill(cp.nan)
                 fn(0)
                 cp.cuda.runtime.deviceSynchronize()
-                if name == "wmma_fused":
+                if name == fused_name:
                     row.update(check_against_reference(cp, inputs[0], d, z, dtype=dtype, act=act,
                                                        bias_mode=bias_mode, alpha=alpha, beta=beta,
                                                        leaky_slope=leaky_slope))
@@ -215,7 +224,7 @@ def run_suite(sizes, *, dtype: str = "f16", act: str = "none", bias_mode: str = 
             results[name] = row
         if bench:
             reps = _reps_for(m, n, k)
-            fns = {"wmma_fused": run_fused, "wmma_plain": run_plain}
+            fns = {fused_name: run_fused, plain_name: run_plain}
             if baselines:
                 fns.update(_baseline_fns(cp, inputs, base, dtype, act, bias_mode, has_c, save_z, alpha, beta,
                                          leaky_slope))
@@ -238,7 +247,7 @@ def run_suite(sizes, *, dtype: str = "f16", act: str = "none", bias_mode: str = 
     if bench:  # the same probe after SUSTAIN_S s of itself: the power-capped state the long GEMMs ran in
         sustained = peak.ceiling(dtype, peak.measure([peak.CEILING_PROBE[dtype]], sustain_s=peak.SUSTAIN_S))
         ceilings.append(sustained)
-    summary = [summarize_size(size_rows, ceiling, sustained) for size_rows in per_size]
+    summary = [summarize_size(size_rows, ceiling, sustained, family=kernel) for size_rows in per_size]
     return {"rows": rows, "summary": summary, "ceiling_tflops": ceiling, "ceiling_sustained_tflops": sustained,
             "ceiling_probe": peak.CEILING_PROBE[dtype], "ceiling_before_after": ceilings, "device": info}
 
@@ -298,14 +307,17 @@ def _torch_fn(inputs, act):
     return run_torch
 
 
-def summarize_size(rows: list[dict], ceiling: float | None, sustained_ceiling: float | None = None) -> dict:
+def summarize_size(rows: list[dict], ceiling: float | None, sustained_ceiling: float | None = None,
+                   family: str = "wmma") -> dict:
     """One row per size: each kernel's time and TFLOP/s plus the ratios the targets are about."""
     by = {r["kernel"]: r for r in rows}
     first = rows[0]
-    out = {"m": first["m"], "n": first["n"], "k": first["k"], "check": by.get("wmma_fused", {}).get("status", "-"),
-           "max_err": by.get("wmma_fused", {}).get("max_err"), "rel_err": by.get("wmma_fused", {}).get("rel_err"),
-           "tile": by.get("wmma_fused", {}).get("tile")}
-    for name in SUITE_KERNELS:
+    fused_name, plain_name = suite_kernels(family)[:2]
+    fused_row = by.get(fused_name, {})
+    out = {"m": first["m"], "n": first["n"], "k": first["k"], "family": family,
+           "check": fused_row.get("status", "-"), "max_err": fused_row.get("max_err"),
+           "rel_err": fused_row.get("rel_err"), "tile": fused_row.get("tile")}
+    for name in suite_kernels(family):
         r = by.get(name, {})
         out[f"{name}_ms"] = r.get("ms")
         out[f"{name}_tflops"] = r.get("tflops")
@@ -313,30 +325,37 @@ def summarize_size(rows: list[dict], ceiling: float | None, sustained_ceiling: f
     def ratio(x, y):
         return x / y if x is not None and y else None
 
-    out["fused_vs_cublas"] = ratio(out["wmma_fused_tflops"], out["cublas_gemmex_tflops"])
-    out["fused_speedup_vs_unfused"] = ratio(out["cublas_unfused_ms"], out["wmma_fused_ms"])
-    out["fused_vs_ceiling"] = ratio(out["wmma_fused_tflops"], ceiling)
-    out["fused_vs_sustained_ceiling"] = ratio(out["wmma_fused_tflops"], sustained_ceiling)
-    cost = ratio(out["wmma_fused_ms"], out["wmma_plain_ms"])
+    fused_tflops, fused_ms = out[f"{fused_name}_tflops"], out[f"{fused_name}_ms"]
+    out["fused_vs_cublas"] = ratio(fused_tflops, out["cublas_gemmex_tflops"])
+    out["fused_vs_torch"] = ratio(fused_tflops, out["torch_addmm_act_tflops"])
+    out["fused_speedup_vs_unfused"] = ratio(out["cublas_unfused_ms"], fused_ms)
+    out["fused_vs_ceiling"] = ratio(fused_tflops, ceiling)
+    out["fused_vs_sustained_ceiling"] = ratio(fused_tflops, sustained_ceiling)
+    cost = ratio(fused_ms, out[f"{plain_name}_ms"])
     out["epilogue_cost"] = cost - 1 if cost is not None else None
     return out
 
 
-# (key, header, format) of the two one-row-per-size tables `fraglab gemm --wmma --bench` prints
-SUMMARY_COLUMNS = (
-    ("size", "M x N x K", ""),
-    ("tile", "tile", ""),
-    ("wmma_fused_ms", "fused ms", ".4f"),
-    ("wmma_fused_tflops", "fused", ".1f"),
-    ("wmma_plain_tflops", "plain store", ".1f"),
-    ("cublas_gemmex_tflops", "cuBLAS", ".1f"),
-    ("cublas_unfused_tflops", "cuBLAS+ew", ".1f"),
-    ("torch_addmm_act_tflops", "torch", ".1f"),
-)
+# (key, header, format) of the two one-row-per-size tables `fraglab gemm --wmma/--wgmma --bench` prints
+def summary_columns(family: str = "wmma") -> tuple:
+    return (
+        ("size", "M x N x K", ""),
+        ("tile", "tile", ""),
+        (f"{family}_fused_ms", "fused ms", ".4f"),
+        (f"{family}_fused_tflops", f"{family} fused", ".1f"),
+        (f"{family}_plain_tflops", "plain store", ".1f"),
+        ("cublas_gemmex_tflops", "cuBLAS", ".1f"),
+        ("cublas_unfused_tflops", "cuBLAS+ew", ".1f"),
+        ("torch_addmm_act_tflops", "torch", ".1f"),
+    )
+
+
+SUMMARY_COLUMNS = summary_columns("wmma")
 RATIO_COLUMNS = (
     ("size", "M x N x K", ""),
     ("check", "check", ""),
     ("fused_vs_cublas", "fused/cuBLAS", ".2f"),
+    ("fused_vs_torch", "fused/torch", ".2f"),
     ("fused_speedup_vs_unfused", "unfused/fused time", ".2f"),
     ("fused_vs_ceiling", "fused/ceiling", ".2f"),
     ("fused_vs_sustained_ceiling", "fused/sustained ceiling", ".2f"),

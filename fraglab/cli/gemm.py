@@ -126,7 +126,7 @@ def gemm_command(
 
     with benchmod.progress(transient=True) as prog:
         if wmma:
-            from ..bench.wmma_suite import CHECK_COLUMNS, RATIO_COLUMNS, SUMMARY_COLUMNS, run_suite
+            from ..bench.wmma_suite import CHECK_COLUMNS, RATIO_COLUMNS, run_suite, summary_columns
             result = run_suite(sizes, dtype=dtype, act=act, bias_mode=bias, alpha=alpha, beta=beta,
                                leaky_slope=leaky_slope, save_z=save_z, check=check, bench=bench, tile=tile,
                                progress=prog, kernel="wgmma" if wgmma else "wmma")
@@ -147,8 +147,10 @@ def gemm_command(
             _print_table(rows, CHECK_COLUMNS, title + ": check against float64")
         if bench:
             ceiling, sustained = result.get("ceiling_tflops"), result.get("ceiling_sustained_tflops")
-            _print_table(result["summary"], SUMMARY_COLUMNS, title + ": TFLOP/s (2MNK / median time)")
-            note = f"register-only WMMA, measured in this run: {ceiling:.0f} TFLOP/s burst" if ceiling else ""
+            _print_table(result["summary"], summary_columns("wgmma" if wgmma else "wmma"),
+                         title + ": TFLOP/s (2MNK / median time)")
+            label = result.get("ceiling_label", "register-only WMMA")
+            note = f"{label}, measured in this run: {ceiling:.0f} TFLOP/s burst" if ceiling else ""
             if ceiling and sustained:
                 note += f", {sustained:.0f} sustained under the power limit"
             _print_table(result["summary"], RATIO_COLUMNS, "Ratios" + (f" (ceiling: {note})" if note else ""))

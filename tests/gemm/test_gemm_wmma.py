@@ -169,3 +169,18 @@ def test_summary_ratios_come_from_the_rows_they_name():
     assert out["fused_vs_sustained_ceiling"] is None
     assert wmma_suite.summarize_size(rows, None)["fused_vs_ceiling"] is None
     assert wmma_suite.summarize_size(rows, 600.0, 500.0)["fused_vs_sustained_ceiling"] == pytest.approx(0.6)
+
+
+def test_a_wgmma_summary_reads_the_wgmma_rows_not_the_wmma_ones():
+    rows = [{"kernel": "wmma_fused", "m": 8, "n": 8, "k": 8, "ms": 9.0, "tflops": 100.0, "status": "FAILED"},
+            {"kernel": "wgmma_fused", "m": 8, "n": 8, "k": 8, "ms": 1.0, "tflops": 700.0, "status": "PASSED",
+             "tile": "128x256"},
+            {"kernel": "wgmma_plain", "m": 8, "n": 8, "k": 8, "ms": 0.8, "tflops": 875.0},
+            {"kernel": "cublas_gemmex", "m": 8, "n": 8, "k": 8, "ms": 1.0, "tflops": 560.0},
+            {"kernel": "torch_addmm_act", "m": 8, "n": 8, "k": 8, "ms": 1.0, "tflops": 875.0}]
+    out = wmma_suite.summarize_size(rows, None, family="wgmma")
+    assert out["check"] == "PASSED" and out["tile"] == "128x256" and out["family"] == "wgmma"
+    assert out["fused_vs_cublas"] == pytest.approx(1.25) and out["fused_vs_torch"] == pytest.approx(0.8)
+    assert out["epilogue_cost"] == pytest.approx(0.25) and "wmma_fused_tflops" not in out
+    keys = [key for key, _, _ in wmma_suite.summary_columns("wgmma")]
+    assert "wgmma_fused_tflops" in keys and not any(k.startswith("wmma_") for k in keys)
