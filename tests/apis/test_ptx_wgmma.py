@@ -327,7 +327,7 @@ def test_captured_h100_atlas_agrees_with_model_and_between_methods():
     atlas = load(DATA_DIR / "atlas_sm90_wgmma.json.gz")
     fam = _family()
     specs = atlas.specs()
-    assert len(specs) == 103
+    assert set(specs) == set(fam.specs())  # every wgmma fragment of the catalogue was captured
     assert "H100" in atlas.provenance["gpu_name"]
     for spec in specs:
         mma, onehot = atlas.raw_layout(spec, "mma"), atlas.raw_layout(spec, "onehot")
