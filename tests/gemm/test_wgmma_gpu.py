@@ -191,3 +191,16 @@ def test_through_fraglab_gemm(cp):
     assert type(run.kernel_spec).__name__ == "WmmaKernelSpec"
     ref_odd, _ = reference_gemm(a32.astype(np.float16), b32[:, :n_odd].astype(np.float16))
     assert check_result(run().get(), ref_odd, "f16")[0]
+
+
+def test_the_check_suite_names_its_rows_by_family(cp):
+    """`fraglab gemm --wgmma --check` runs wgmma_fused / wgmma_plain (not the WMMA rows), poisoned and checked."""
+    from fraglab.bench.wmma_suite import run_suite
+
+    result = run_suite([(200, 136, 72)], dtype="bf16", act="gelu", bias_mode="per_m", beta=0.5, check=True,
+                       bench=False, kernel="wgmma")
+    by = {r["kernel"]: r for r in result["rows"]}
+    assert set(by) == {"wgmma_fused", "wgmma_plain"}
+    assert by["wgmma_fused"]["status"] == by["wgmma_plain"]["status"] == "PASSED"
+    assert by["wgmma_fused"]["tile"] in wgmma.ALL_TILES
+    assert result["summary"][0]["family"] == "wgmma" and result["summary"][0]["check"] == "PASSED"
