@@ -48,8 +48,9 @@ def size_label(row: dict) -> str:
     return f"{m}^3" if m == n == k else f"{m}x{n}x{k}"
 
 
-def tflops_figure(rows: Iterable[dict], title: str):
-    """A Figure of TFLOP/s per problem size, one line per kernel (rows: kernel, m, n, k, tflops)."""
+def tflops_figure(rows: Iterable[dict], title: str, ceilings: dict[str, float] | None = None):
+    """A Figure of TFLOP/s per problem size, one line per kernel (rows: kernel, m, n, k, tflops), and each
+    measured ceiling ({label: TFLOP/s}) as a dashed horizontal line."""
     import matplotlib
     matplotlib.use("Agg")
     from matplotlib.figure import Figure
@@ -64,21 +65,24 @@ def tflops_figure(rows: Iterable[dict], title: str):
         pts = {(r["m"], r["n"], r["k"]): r["tflops"] for r in rows if r["kernel"] == name}
         xs = [i for i, s in enumerate(sizes) if s in pts]
         ax.plot(xs, [pts[sizes[i]] for i in xs], marker="o", label=name)
+    for (label, value), style in zip((ceilings or {}).items(), ("--", ":", "-.")):
+        if value is not None and math.isfinite(value):
+            ax.axhline(value, color="0.35", linestyle=style, linewidth=1.2, label=f"{label}: {value:.0f}")
     ax.set_xticks(range(len(sizes)), labels, rotation=30 if len(sizes) > 6 else 0)
     ax.set_xlabel("problem size (M x N x K)")
     ax.set_ylabel("TFLOP/s (2MNK / median time)")
     ax.set_title(title)
     ax.grid(True, alpha=0.3)
-    if kernels:
+    if kernels or ceilings:
         ax.legend(fontsize="small")
     return fig
 
 
-def plot_tflops(rows: Iterable[dict], path: Path, title: str) -> Path:
-    """Save tflops_figure(rows, title) to `path` (format from the suffix), whole or not at all."""
+def plot_tflops(rows: Iterable[dict], path: Path, title: str, ceilings: dict[str, float] | None = None) -> Path:
+    """Save tflops_figure(rows, title, ceilings) to `path` (format from the suffix), whole or not at all."""
     import io
 
-    fig = tflops_figure(rows, title)
+    fig = tflops_figure(rows, title, ceilings)
     fmt = Path(path).suffix.lstrip(".").lower() or "png"
     buf = io.BytesIO()
     fig.savefig(buf, format=fmt, dpi=130)

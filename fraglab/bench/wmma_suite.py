@@ -225,6 +225,12 @@ def run_suite(sizes, *, dtype: str = "f16", act: str = "none", bias_mode: str = 
         if bench:
             reps = _reps_for(m, n, k)
             fns = {fused_name: run_fused, plain_name: run_plain}
+            if kernel == "wgmma" and baselines:  # the same fused epilogue on WMMA (mma.sync), for the plot
+                wmma_runs = [prepare(x["a"], x["b"], c=x["c"], bias=x["bias"], bias_mode=bias_mode, act=act,
+                                     alpha=alpha, beta=beta, leaky_slope=leaky_slope, save_z=save_z, out=d,
+                                     z_out=z, kernel="wmma", input_dtype="bf16" if x["bits"] else None)
+                             for x in inputs]
+                fns["wmma_fused"] = lambda i: wmma_runs[i]()
             if baselines:
                 fns.update(_baseline_fns(cp, inputs, base, dtype, act, bias_mode, has_c, save_z, alpha, beta,
                                          leaky_slope))
@@ -317,7 +323,7 @@ def summarize_size(rows: list[dict], ceiling: float | None, sustained_ceiling: f
     out = {"m": first["m"], "n": first["n"], "k": first["k"], "family": family,
            "check": fused_row.get("status", "-"), "max_err": fused_row.get("max_err"),
            "rel_err": fused_row.get("rel_err"), "tile": fused_row.get("tile")}
-    for name in suite_kernels(family):
+    for name in suite_kernels(family) + (("wmma_fused",) if family != "wmma" else ()):
         r = by.get(name, {})
         out[f"{name}_ms"] = r.get("ms")
         out[f"{name}_tflops"] = r.get("tflops")
@@ -344,6 +350,7 @@ def summary_columns(family: str = "wmma") -> tuple:
         (f"{family}_fused_ms", "fused ms", ".4f"),
         (f"{family}_fused_tflops", f"{family} fused", ".1f"),
         (f"{family}_plain_tflops", "plain store", ".1f"),
+        *((("wmma_fused_tflops", "wmma fused", ".1f"),) if family != "wmma" else ()),
         ("cublas_gemmex_tflops", "cuBLAS", ".1f"),
         ("cublas_unfused_tflops", "cuBLAS+ew", ".1f"),
         ("torch_addmm_act_tflops", "torch", ".1f"),

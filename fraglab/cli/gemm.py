@@ -162,10 +162,14 @@ def gemm_command(
             result.setdefault("device", gpu.device_info())
         except Exception:
             pass
-        benchmod.save_json({"command": "gemm", "wmma": wmma, "dtype": dtype if wmma else "f32", "act": act,
+        benchmod.save_json({"command": "gemm", "wmma": wmma,
+                            "kernel": ("wgmma" if wgmma else "wmma") if wmma else "simt", "dtype": dtype if wmma else "f32", "act": act,
                             "bias": bias, "alpha": alpha, "beta": beta, "save_z": save_z, **result}, json_path)
     if plot is not None and bench:
-        benchmod.plot_tflops(rows, plot, title)
+        label = result.get("ceiling_label", "register-only WMMA")
+        ceilings = {f"{label} (burst)": result.get("ceiling_tflops"),
+                    f"{label} (sustained)": result.get("ceiling_sustained_tflops")} if wmma else None
+        benchmod.plot_tflops(rows, plot, title, ceilings)
     failed = [r for r in rows if r.get("status") == "FAILED"]
     if failed:
         raise CheckFailed(f"{len(failed)} check(s) FAILED (tolerances: fraglab.gemm.reference.TOLERANCES)")

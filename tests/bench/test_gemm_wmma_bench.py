@@ -62,6 +62,15 @@ def test_tflops_figure_has_one_line_per_kernel_and_skips_nan():
     assert list(lines[1].get_ydata()) == [250.0]
 
 
+def test_tflops_figure_draws_each_measured_ceiling_as_a_level_line():
+    fig = bench.tflops_figure(ROWS, "t", {"wgmma burst": 900.0, "wgmma sustained": 820.0, "not measured": None})
+    lines = fig.axes[0].get_lines()
+    levels = {l.get_label(): set(l.get_ydata()) for l in lines[2:]}
+    assert levels == {"wgmma burst: 900": {900.0}, "wgmma sustained: 820": {820.0}}
+    legend = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert "wgmma burst: 900" in legend and "a" in legend
+
+
 def test_rows_table_formats_and_dashes_missing():
     from rich.console import Console
 
