@@ -13,10 +13,15 @@ if [ "$stage" = release ]; then
   gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr -c 'A-Za-z0-9\n' '_')
   ( timeout 300 python3 -m fraglab atlas capture --out "$OUT/atlas_${gpu}.json" > "$OUT/atlas.log" 2>&1
     echo "capture exit $?" >> "$OUT/atlas.log" ) &
-  ( timeout 300 python3 -m fraglab verify > "$OUT/verify.log" 2>&1; echo "verify exit $?" >> "$OUT/verify.log" ) &
+  ( timeout 300 python3 -m fraglab verify > "$OUT/verify.log" 2>&1; echo "verify exit $?" >> "$OUT/verify.log"
+    # the mma.sync / ldmatrix probe kernels through the library's poisoned launcher, under memcheck
+    timeout 200 /usr/local/cuda/bin/compute-sanitizer --tool memcheck --error-exitcode 9 \
+      python3 scripts/ptx_mma_device.py --sanitize > /tmp/memcheck.log 2>&1
+    echo "memcheck (mma/ldmatrix probes) exit $?: $(grep -E 'ERROR SUMMARY|sanitize pass' /tmp/memcheck.log | tr '\n' ' ')" \
+      >> "$OUT/verify.log" ) &
   timeout 360 python3 -m pytest -q -m gpu -p no:cacheprovider -n ${JOBS:-12} --timeout 240 -rfE --tb=short \
       --durations=10 tests/probes tests/bench tests/cli tests/export tests/apis/test_ptx_wgmma.py \
-      tests/gemm/test_wgmma_gpu.py 2>&1 | tee "$OUT/pytest_gpu_release.log" | tail -n 30
+      tests/apis/test_ptx_mma.py tests/apis/test_ptx_ldmatrix.py tests/gemm/test_wgmma_gpu.py 2>&1 | tee "$OUT/pytest_gpu_release.log" | tail -n 30
   wait
   tail -n 2 "$OUT/verify.log"; tail -n 2 "$OUT/atlas.log"
   for other in .carry/atlas_h100.json.gz ""; do

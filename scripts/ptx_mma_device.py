@@ -1,6 +1,6 @@
 """Measure every mma.sync and ldmatrix/stmatrix/movmatrix entry on the present GPU (run by device_ptx_mma.sh).
 
-Compiles fraglab/apis/mma.cu and ldmatrix.cu with CuPy, runs every method of every entry, compares each
+Compiles fraglab/apis/mma.cu and ldmatrix.cu through fraglab.runtime.gpu, runs every method of every entry, compares each
 with the PTX model, runs the random-product check of every mma instruction, and writes one JSON document
 (maps, agreement, provenance). --sanitize launches every kernel once with small inputs (for
 compute-sanitizer); --only limits the run to keys containing the text.
@@ -20,27 +20,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-
-
-def _load(name: str):
-    """The two probe modules are plain numpy: load them by path, apart from the package's other wings."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(f"fl_{name}", ROOT / "fraglab" / "apis" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look the module up while the class is built
-    spec.loader.exec_module(module)
-    return module
-
-
-try:  # the package when it imports whole; else the two numpy modules by path (no ldmatrix-fed check then)
-    from fraglab.apis import ldmatrix as ld
-    from fraglab.apis import mma
-except Exception:  # noqa: BLE001
-    ld = _load("ldmatrix")
-    mma = _load("mma")
-
-POISON32 = 0xDEADBEEF
+from fraglab.apis import ldmatrix as ld  # noqa: E402 (after the path is set)
+from fraglab.apis import mma  # noqa: E402
 
 
 def provenance(cp) -> dict:
@@ -53,42 +34,6 @@ def provenance(cp) -> dict:
             "driver_version": f"{drv // 1000}.{(drv % 1000) // 10}", "nvrtc_version": f"{nv[0]}.{nv[1]}",
             "cupy_version": cp.__version__,
             "captured": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
-
-
-def build(cp, path: Path, names) -> object:
-    mod = cp.RawModule(code=path.read_text(), options=("-std=c++17", f"-I{path.parent}"),
-                       name_expressions=list(names))
-    mod.compile()
-    return mod
-
-
-def mma_launcher(cp, mod):
-    def launch(name, a, b, c, d_words):
-        blocks = a.shape[0]
-        d = cp.full((blocks, 32, d_words), POISON32, dtype=cp.uint32)
-        args = [cp.asarray(np.ascontiguousarray(x)) for x in (a, b, c)]  # uint32 words or uint16 tiles
-        mod.get_function(name)((blocks,), (32,), (*args, d))
-        cp.cuda.runtime.deviceSynchronize()
-        out = d.get()
-        if np.any(out == POISON32):
-            raise RuntimeError(f"{name}: {int(np.sum(out == POISON32))} D words left unwritten")
-        return out
-    return launch
-
-
-def ld_launcher(cp, mod):
-    def launch(plan):
-        *inputs, out = plan.args
-        poison = np.iinfo(out.dtype).max - 1  # 0xFFFE / 0xFFFFFFFE: never a code, decoy or UNWRITTEN
-        dev_out = cp.full(out.shape, poison, dtype=out.dtype)
-        dev_in = [cp.asarray(np.ascontiguousarray(x)) for x in inputs]
-        mod.get_function(plan.kernel)((plan.blocks,), (32,), (*dev_in, dev_out))
-        cp.cuda.runtime.deviceSynchronize()
-        result = dev_out.get()
-        if np.any(result == poison):
-            raise RuntimeError(f"{plan.kernel}: outputs left unwritten")
-        return result
-    return launch
 
 
 def mma_key(frag, shape, dtype, layout) -> str:
@@ -137,15 +82,16 @@ def main() -> int:
                                          separators=(",", ":")) + "\n")
         return 0
 
-    import cupy as cp
+    from fraglab.runtime import gpu
 
+    cp = gpu.cupy()
     t0 = time.perf_counter()
-    mma_mod = build(cp, ROOT / "fraglab/apis/mma.cu", mma.kernel_names())
-    fed = ld.fed_kernel_names() if hasattr(ld, "fed_product_error") and ld.__name__.startswith("fraglab") else ()
-    ld_mod = build(cp, ROOT / "fraglab/apis/ldmatrix.cu", ld.kernel_names() + fed)
+    for build in mma.kernel_builds() + ld.kernel_builds():  # compiled once here, so the timing is the compile's
+        gpu.module(build)
     compile_s = time.perf_counter() - t0
-    mma_launch, ld_launch = mma_launcher(cp, mma_mod), ld_launcher(cp, ld_mod)
-    fed_launch = mma_launcher(cp, ld_mod)  # same word-array signature: (a_tiles, b_tiles, c, d)
+    fed = ld.fed_kernel_names()
+    # the library's launchers: outputs poisoned first, any unwritten one is a ProbeError
+    mma_launch, ld_launch, fed_launch = mma.gpu_launch(), ld.gpu_launch(), ld.gpu_fed_launch()
 
     if args.sanitize:  # every kernel once, small inputs
         for inst in mma.INSTRUCTIONS:

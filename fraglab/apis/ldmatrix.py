@@ -354,46 +354,27 @@ def kernel_builds() -> list:
 
 def gpu_launch() -> Launch:
     """A launch(plan) on the present GPU; outputs are poisoned with a value no method writes."""
-    from ..errors import ProbeError
     from ..runtime import gpu
 
-    cp = gpu.cupy()
     build = kernel_builds()[0]
 
     def launch(plan: LoadRun) -> np.ndarray:
         *inputs, out = plan.args
-        poison = np.iinfo(out.dtype).max - 1
-        dev_out = cp.full(out.shape, poison, dtype=out.dtype)
-        dev_in = [cp.asarray(np.ascontiguousarray(x)) for x in inputs]
-        gpu.function(build, plan.kernel)((plan.blocks,), (32,), (*dev_in, dev_out))
-        cp.cuda.runtime.deviceSynchronize()
-        result = dev_out.get()
-        if np.any(result == poison):
-            raise ProbeError(f"{plan.kernel}: {int(np.sum(result == poison))} outputs left unwritten")
-        return result
+        return gpu.launch_poisoned(build, plan.kernel, plan.blocks, inputs, out.shape, out.dtype,
+                                   np.iinfo(out.dtype).max - 1)
 
     return launch
 
 
 def gpu_fed_launch():
     """A launch() for mma_from_ldmatrix kernels on the present GPU; D is poisoned first."""
-    from ..errors import ProbeError
     from ..runtime import gpu
 
-    cp = gpu.cupy()
     build = kernel_builds()[0]
-    poison = 0xDEADBEEF
 
     def launch(name, a_tiles, b_tiles, c_words, d_words):
-        blocks = len(a_tiles)
-        d = cp.full((blocks, 32, d_words), poison, dtype=cp.uint32)
-        args = [cp.asarray(np.ascontiguousarray(x)) for x in (a_tiles, b_tiles, c_words)]
-        gpu.function(build, name)((blocks,), (32,), (*args, d))
-        cp.cuda.runtime.deviceSynchronize()
-        out = d.get()
-        if np.any(out == poison):
-            raise ProbeError(f"{name}: {int(np.sum(out == poison))} D words left unwritten")
-        return out
+        return gpu.launch_poisoned(build, name, len(a_tiles), (a_tiles, b_tiles, c_words),
+                                   (len(a_tiles), 32, d_words), np.uint32, 0xDEADBEEF, "D words")
 
     return launch
 

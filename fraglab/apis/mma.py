@@ -550,22 +550,14 @@ def kernel_builds() -> list:
 
 def gpu_launch() -> Launch:
     """A launch() on the present GPU (fraglab.runtime.gpu compiles mma.cu once); D is poisoned first."""
-    from ..errors import ProbeError
     from ..runtime import gpu
 
-    cp = gpu.cupy()
     build = kernel_builds()[0]
-    poison = 0xDEADBEEF
 
     def launch(name, a, b, c, d_words):
-        d = cp.full((a.shape[0], 32, d_words), poison, dtype=cp.uint32)
-        inputs = [cp.asarray(np.ascontiguousarray(x, dtype=np.uint32)) for x in (a, b, c)]
-        gpu.function(build, name)((a.shape[0],), (32,), (*inputs, d))
-        cp.cuda.runtime.deviceSynchronize()
-        out = d.get()
-        if np.any(out == poison):
-            raise ProbeError(f"{name}: {int(np.sum(out == poison))} D words left unwritten")
-        return out
+        inputs = [np.asarray(x, dtype=np.uint32) for x in (a, b, c)]
+        return gpu.launch_poisoned(build, name, a.shape[0], inputs, (a.shape[0], 32, d_words), np.uint32,
+                                   0xDEADBEEF, "D words")
 
     return launch
 

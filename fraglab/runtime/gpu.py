@@ -9,7 +9,9 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from ..errors import CompileError, GpuUnavailable
+import numpy as np
+
+from ..errors import CompileError, GpuUnavailable, ProbeError
 from .build import KernelBuild
 from .toolkit import include_dirs
 
@@ -104,5 +106,21 @@ def synchronize() -> None:
     cupy().cuda.runtime.deviceSynchronize()
 
 
+def launch_poisoned(build: KernelBuild, name: str, blocks: int, inputs, out_shape, out_dtype, poison: int,
+                    what: str = "outputs"):
+    """Run `name` on `blocks` warps with the host arrays `inputs` and one output filled with `poison` first;
+    the output as a host array. An element still equal to `poison` was never written: ProbeError."""
+    cp = cupy()
+    out = cp.full(out_shape, poison, dtype=out_dtype)
+    args = [cp.asarray(np.ascontiguousarray(x)) for x in inputs]
+    function(build, name)((blocks,), (32,), (*args, out))
+    cp.cuda.runtime.deviceSynchronize()
+    result = out.get()
+    unwritten = int(np.sum(result == poison))
+    if unwritten:
+        raise ProbeError(f"{name}: {unwritten} {what} left unwritten")
+    return result
+
+
 __all__ = ["GpuUnavailable", "CompileError", "cupy", "available", "compute_capability", "device_info",
-           "include_dirs", "module", "function"]
+           "include_dirs", "module", "function", "launch_poisoned"]
