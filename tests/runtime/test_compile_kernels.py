@@ -87,8 +87,36 @@ def test_every_kernel_a_family_can_request_compiles(family, index):
     assert ok, log[-3000:]
 
 
+def _peak_builds():
+    from fraglab.bench import peak
+
+    return [pytest.param(build, arch, id=f"{build.entry}-{arch}") for build, archs in peak.kernel_builds()
+            for arch in archs]
+
+
+@pytest.mark.parametrize("build,arch", _peak_builds())
+def test_every_peak_kernel_compiles(build, arch):
+    """`fraglab peak`'s probes, the wgmma ones for sm_90a, with no ptxas remark about wgmma: ptxas says when it
+    serialises wgmmas or injects waits, which would make the probe measure a slower loop than it means to."""
+    ok, log = nvrtc_offline.compile_build(build, arch)
+    assert ok, log[-3000:]
+    assert "wgmma" not in log, log[-3000:]
+
+
+def test_the_wgmma_peak_kernels_need_the_sm90a_target():
+    # Why PEAK_WGMMA_BUILD forces sm_90a: the same source for plain sm_90 is refused by ptxas.
+    from fraglab.bench import peak
+    from fraglab.runtime.build import KernelBuild
+
+    plain = KernelBuild(peak.PEAK_WGMMA_BUILD.entry, peak.PEAK_WGMMA_BUILD.name_expressions[:1])
+    ok, log = nvrtc_offline.compile_build(plain, "sm_90")
+    assert not ok and "not supported on .target 'sm_90'" in log
+    assert "-arch=sm_90a" in peak.PEAK_WGMMA_BUILD.all_options([], "sm_90")
+
+
 def test_sources_hash_covers_every_cuda_file_in_the_package():
     from fraglab.runtime.build import PACKAGE_DIR, source_files
 
     found = {p.relative_to(PACKAGE_DIR).as_posix() for p in source_files()}
-    assert {"apis/wmma.cu", "gemm/wmma.cu", "gemm/simt.cu", "gemm/epilogue.cuh", "bench/peak.cu"} <= found
+    assert {"apis/wmma.cu", "gemm/wmma.cu", "gemm/simt.cu", "gemm/epilogue.cuh", "bench/peak.cu",
+            "bench/peak_wgmma.cu"} <= found

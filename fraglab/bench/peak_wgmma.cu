@@ -1,0 +1,162 @@
+// Hopper wgmma rate probes (`fraglab peak`, sm_90a only; the WMMA / mma.sync probes are in peak.cu).
+//
+// One block = kWarpgroups warpgroups. The block copies one K block of A (64 rows) and B (256 columns) from global
+// memory into shared memory once, 128B-swizzled and K-major as fraglab/bench/peak.py placed them (one 128-byte
+// swizzle row of K per row: 64 f16/bf16 or 128 e4m3). Each warpgroup then runs `iters` iterations of kSteps
+// wgmma m64n256 into ONE accumulator (128 f32 registers per thread: there is no room for a second), each wgmma
+// reading the next 32 bytes of K, as a GEMM's consumer walks a K block. The RS variants take A from registers
+// (kSteps x 4 registers per thread, loaded once) instead. At the end each thread sums its 128 accumulators and
+// stores the sum: every wgmma feeds the result, and the result is exactly predictable on the CPU.
+
+namespace fraglab_peak_wgmma {
+
+constexpr int kWarpgroups = 2;      // as the GEMM's 2 consumer warpgroups; RS uses 170 registers: no room for a 3rd
+constexpr int kThreads = 128 * kWarpgroups;
+constexpr int kSteps = 4;           // wgmmas per commit group: one 128-byte swizzle row of K, a GEMM's K block
+constexpr int kStepBytes = 32;      // K bytes one wgmma reads per row: the start address advances this much
+constexpr int kRowBytes = 128;      // one 128B-swizzle row
+constexpr int kABytes = 64 * kRowBytes;   // A: 64 rows (M) x 128 bytes of K
+constexpr int kBBytes = 256 * kRowBytes;  // B: 256 columns (N) x 128 bytes of K
+constexpr int kAlign = 1024;        // 128B-swizzle atoms start on 1024-byte boundaries (descriptor base offset 0)
+constexpr int kSmemBytes = kBBytes + kABytes + kAlign;  // what the launcher passes as dynamic shared memory
+constexpr int kAccRegs = 128;       // m64n256 f32 accumulator: 256 / 2 registers per thread
+static_assert(kSmemBytes <= 48 * 1024, "above 48 KB the launcher must raise the shared-memory limit");
+
+__device__ __forceinline__ unsigned smem_addr(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+template <int Pending>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(Pending) : "memory");
+}
+
+// The 128 accumulator operands %0..%127 of every instruction below.
+#define FRAGLAB_PEAK_ACC_LIST                                                                                  \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                                      \
+  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "                            \
+  "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "                            \
+  "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "                            \
+  "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "                            \
+  "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "                            \
+  "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "                \
+  "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+#define FRAGLAB_PEAK_ACC8(i)                                                                                   \
+  "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]),  \
+      "+f"(d[i + 7])
+#define FRAGLAB_PEAK_ACC_OPERANDS                                                                              \
+  FRAGLAB_PEAK_ACC8(0), FRAGLAB_PEAK_ACC8(8), FRAGLAB_PEAK_ACC8(16), FRAGLAB_PEAK_ACC8(24),                     \
+      FRAGLAB_PEAK_ACC8(32), FRAGLAB_PEAK_ACC8(40), FRAGLAB_PEAK_ACC8(48), FRAGLAB_PEAK_ACC8(56),              \
+      FRAGLAB_PEAK_ACC8(64), FRAGLAB_PEAK_ACC8(72), FRAGLAB_PEAK_ACC8(80), FRAGLAB_PEAK_ACC8(88),              \
+      FRAGLAB_PEAK_ACC8(96), FRAGLAB_PEAK_ACC8(104), FRAGLAB_PEAK_ACC8(112), FRAGLAB_PEAK_ACC8(120)
+
+// D += A * B with both operands in shared memory (scale-d = 1: accumulate). TAIL: imm-scale-a, imm-scale-b and,
+// for 16-bit types, imm-trans-a and imm-trans-b (0: both K-major).
+#define FRAGLAB_PEAK_WGMMA_SS(NAME, INSTR, TAIL)                                                               \
+  struct NAME {                                                                                                \
+    static constexpr bool kRegA = false;                                                                       \
+    __device__ __forceinline__ static void mma(float (&d)[kAccRegs], const unsigned (&a)[4],                   \
+                                               unsigned long long desc_a, unsigned long long desc_b) {         \
+      (void)a;                                                                                                 \
+      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n" INSTR " {" FRAGLAB_PEAK_ACC_LIST              \
+                   "}, %128, %129, p" TAIL ";\n}\n"                                                            \
+                   : FRAGLAB_PEAK_ACC_OPERANDS                                                                 \
+                   : "l"(desc_a), "l"(desc_b), "n"(1));                                                        \
+    }                                                                                                          \
+  };
+
+// D += A * B with A from 4 registers per thread and B in shared memory; TAIL: imm-scale-a, imm-scale-b, imm-trans-b.
+#define FRAGLAB_PEAK_WGMMA_RS(NAME, INSTR, TAIL)                                                               \
+  struct NAME {                                                                                                \
+    static constexpr bool kRegA = true;                                                                        \
+    __device__ __forceinline__ static void mma(float (&d)[kAccRegs], const unsigned (&a)[4],                   \
+                                               unsigned long long desc_a, unsigned long long desc_b) {         \
+      (void)desc_a;                                                                                            \
+      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %133, 0;\n" INSTR " {" FRAGLAB_PEAK_ACC_LIST              \
+                   "}, {%128, %129, %130, %131}, %132, p" TAIL ";\n}\n"                                        \
+                   : FRAGLAB_PEAK_ACC_OPERANDS                                                                 \
+                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "n"(1));                         \
+    }                                                                                                          \
+  };
+
+FRAGLAB_PEAK_WGMMA_SS(F16SS, "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16", ", 1, 1, 0, 0")
+FRAGLAB_PEAK_WGMMA_SS(Bf16SS, "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", ", 1, 1, 0, 0")
+FRAGLAB_PEAK_WGMMA_SS(E4m3SS, "wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3", ", 1, 1")
+FRAGLAB_PEAK_WGMMA_RS(F16RS, "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16", ", 1, 1, 0")
+FRAGLAB_PEAK_WGMMA_RS(Bf16RS, "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", ", 1, 1, 0")
+
+// a_src: the A tile image (kABytes, SS) or the registers (kSteps x 128 threads x 4 b32, RS: uint4 [step][thread]);
+// b_src: the B tile image (kBBytes). desc_*_fields: LBO, SBO and swizzle mode of each descriptor (the start
+// address is added here). out: one float per thread.
+template <class Op>
+__device__ __forceinline__ void peak_wgmma_body(const uint4* a_src, const uint4* b_src, float* out, int iters,
+                                                unsigned long long desc_a_fields,
+                                                unsigned long long desc_b_fields) {
+  extern __shared__ unsigned char smem_raw[];
+  const unsigned raw = smem_addr(smem_raw);
+  unsigned char* b_tile = smem_raw + ((kAlign - raw % kAlign) % kAlign);
+  unsigned char* a_tile = b_tile + kBBytes;
+  for (int i = threadIdx.x; i < kBBytes / 16; i += blockDim.x) reinterpret_cast<uint4*>(b_tile)[i] = b_src[i];
+  unsigned a[kSteps][4];
+#pragma unroll
+  for (int s = 0; s < kSteps; ++s) a[s][0] = a[s][1] = a[s][2] = a[s][3] = 0u;
+  if constexpr (Op::kRegA) {
+#pragma unroll
+    for (int s = 0; s < kSteps; ++s) {
+      const uint4 v = a_src[s * 128 + threadIdx.x % 128];
+      a[s][0] = v.x;
+      a[s][1] = v.y;
+      a[s][2] = v.z;
+      a[s][3] = v.w;
+    }
+  } else {
+    for (int i = threadIdx.x; i < kABytes / 16; i += blockDim.x) reinterpret_cast<uint4*>(a_tile)[i] = a_src[i];
+  }
+  // The generic-proxy stores above must be visible to the tensor core's async proxy before a wgmma reads them.
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+  __syncthreads();
+
+  unsigned long long desc_a[kSteps], desc_b[kSteps];
+#pragma unroll
+  for (int s = 0; s < kSteps; ++s) {
+    desc_a[s] = desc_a_fields | (((smem_addr(a_tile) + s * kStepBytes) & 0x3FFFFu) >> 4);
+    desc_b[s] = desc_b_fields | (((smem_addr(b_tile) + s * kStepBytes) & 0x3FFFFu) >> 4);
+  }
+  float d[kAccRegs];
+#pragma unroll
+  for (int i = 0; i < kAccRegs; ++i) d[i] = 0.f;
+  // Orders the zeroed accumulators (and the RS A registers) before the first wgmma that reads them; later wgmmas
+  // on the same accumulator are ordered by the hardware (PTX ISA, wgmma.fence).
+  wgmma_fence();
+  for (int it = 0; it < iters; ++it) {
+#pragma unroll
+    for (int s = 0; s < kSteps; ++s) Op::mma(d, a[s], desc_a[s], desc_b[s]);
+    wgmma_commit();
+    // Wait for the previous iteration's group only: this one stays in flight while the next is issued, so the
+    // tensor cores never drain between iterations (wait_group 0 would empty the pipe every kSteps wgmmas).
+    wgmma_wait<1>();
+  }
+  wgmma_wait<0>();
+  float sum = 0.f;
+#pragma unroll
+  for (int i = 0; i < kAccRegs; ++i) sum += d[i];
+  out[blockIdx.x * blockDim.x + threadIdx.x] = sum;
+}
+
+}  // namespace fraglab_peak_wgmma
+
+#define FRAGLAB_PEAK_WGMMA_KERNEL(NAME, OP)                                                                    \
+  extern "C" __global__ void __launch_bounds__(fraglab_peak_wgmma::kThreads, 1)                               \
+      NAME(const uint4* a_src, const uint4* b_src, float* out, int iters, unsigned long long desc_a_fields,    \
+           unsigned long long desc_b_fields) {                                                                 \
+    fraglab_peak_wgmma::peak_wgmma_body<fraglab_peak_wgmma::OP>(a_src, b_src, out, iters, desc_a_fields,      \
+                                                                 desc_b_fields);                              \
+  }
+
+FRAGLAB_PEAK_WGMMA_KERNEL(peak_wgmma_m64n256k16_f16_f32_ss, F16SS)
+FRAGLAB_PEAK_WGMMA_KERNEL(peak_wgmma_m64n256k16_f16_f32_rs, F16RS)
+FRAGLAB_PEAK_WGMMA_KERNEL(peak_wgmma_m64n256k16_bf16_f32_ss, Bf16SS)
+FRAGLAB_PEAK_WGMMA_KERNEL(peak_wgmma_m64n256k16_bf16_f32_rs, Bf16RS)
+FRAGLAB_PEAK_WGMMA_KERNEL(peak_wgmma_m64n256k32_e4m3_f32_ss, E4m3SS)
