@@ -176,14 +176,17 @@ def gemm_command(
 
 
 def peak_command(
-    probe: Annotated[Optional[list[str]], typer.Option(help="Probe kernel(s) to run (default: all); see the table")] = None,
-    iters: Annotated[int, typer.Option(help="MMA loop iterations per warp")] = 8192,
+    probe: Annotated[Optional[list[str]], typer.Option(help="Probe kernel(s) to run, e.g. peak_wmma_f16_f32 or "
+                                                        "peak_wgmma_m64n256k16_f16_f32_ss (default: every probe this "
+                                                        "GPU runs; the wgmma ones need sm_90)")] = None,
+    iters: Annotated[int, typer.Option(help="MMA loop iterations per warp (wgmma: per warpgroup, 4 wgmmas each)")] = 8192,
     sustain: Annotated[float, typer.Option(help="Seconds to run each probe before timing it: 0 = burst rate of a cool GPU; "
                                            "3 = the rate kept up under the power limit, as during a long GEMM")] = 0.0,
     sass: Annotated[bool, typer.Option("--sass/--no-sass", help="Check each probe's SASS (needs nvcc or cuda-bindings, and cuobjdump)")] = True,
     json_path: Annotated[Optional[Path], typer.Option("--json", help="Save the rows (and the device) as JSON")] = None,
 ):
-    """Register-only tensor-core rates (WMMA f16/bf16/tf32/u8, mma.sync): the ceiling for the GEMM."""
+    """Tensor-core rate ceilings: register-only WMMA (f16/bf16/tf32/u8) and mma.sync, and on sm_90 wgmma m64n256
+    (f16/bf16 with shared-memory or register A, e4m3): the ceiling each GEMM is judged against."""
     from .. import bench as benchmod
     from ..bench import peak
 
@@ -207,7 +210,7 @@ def peak_command(
         c = checks.get(r["kernel"])
         r["sass"] = ("ok: " if c.ok else "SUSPECT: ") + c.note if c else "-"
         r["sass_ok"] = c.ok if c else None
-    _print_table(rows, peak.COLUMNS, f"Register-only tensor-core rates on {info['gpu_name']}")
+    _print_table(rows, peak.COLUMNS, f"Tensor-core rate ceilings on {info['gpu_name']}")
     if json_path is not None:
         benchmod.save_json({"command": "peak", "device": info, "rows": rows}, json_path)
 

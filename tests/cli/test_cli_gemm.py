@@ -118,6 +118,17 @@ def test_peak_prints_rates_and_sass_verdicts(monkeypatch, tmp_path):
     assert json.loads((tmp_path / "p.json").read_text())["rows"][0]["sass_ok"] is True
 
 
+def test_peak_accepts_a_wgmma_probe_and_refuses_it_in_one_line_on_another_gpu(monkeypatch):
+    from fraglab.runtime import gpu
+
+    monkeypatch.setattr(gpu, "cupy", lambda: object())
+    monkeypatch.setattr(gpu, "compute_capability", lambda: 80)
+    res = _run("peak", "--probe", "peak_wgmma_m64n256k16_f16_f32_ss")
+    assert res.exit_code == 1, res.output   # a name --probe accepts (exit 2 otherwise) that this GPU cannot run
+    lines = [l for l in res.output.splitlines() if l.strip()]
+    assert len(lines) == 1 and "needs an sm_90 GPU" in lines[0] and "this GPU is sm_80" in lines[0]
+
+
 def test_simt_runs_the_ladder_and_prints_its_rows(monkeypatch, tmp_path):
     from fraglab.bench import simt_ladder
 
