@@ -163,8 +163,9 @@ def run_suite(sizes, *, dtype: str = "f16", act: str = "none", bias_mode: str = 
     wgmma GEMM through the same road; its rows are named wgmma_fused / wgmma_plain.
 
     Returns {"rows": [...] one per (kernel, size), "summary": [...] one per size with the ratios,
-    "ceiling_tflops" / "ceiling_sustained_tflops": the register-only WMMA rate measured in this run before
-    the sizes (burst) and after them (sustained), or None without bench, "device": provenance}.
+    "ceiling_tflops" / "ceiling_sustained_tflops": the rate of the family's ceiling probe (register-only WMMA,
+    or shared-memory wgmma m64n256) measured in this run before the sizes (burst) and after them (sustained),
+    or None without bench, "ceiling_label": that probe's name, "device": provenance}.
     """
     from .. import bench as benchmod
     from ..runtime import gpu
@@ -174,8 +175,9 @@ def run_suite(sizes, *, dtype: str = "f16", act: str = "none", bias_mode: str = 
     has_c = beta != 0
     ceiling = None
     ceilings = []
+    probe_name = peak.CEILING_PROBES[kernel][dtype]  # each GEMM is judged by its own instruction's ceiling
     if bench:  # measured before and after the GEMMs: the clock drifts under sustained tensor-core load
-        ceilings.append(peak.ceiling(dtype, peak.measure([peak.CEILING_PROBE[dtype]], progress=progress)))
+        ceilings.append(peak.ceiling(dtype, peak.measure([probe_name], progress=progress), api=kernel))
         ceiling = ceilings[0]
     task = progress.add_task(f"gemm --wmma {dtype} {act} bias={bias_mode}", total=len(sizes)) if progress else None
     rows, per_size = [], []  # per_size: each size's rows, summarised once both ceilings are known
@@ -251,11 +253,12 @@ def run_suite(sizes, *, dtype: str = "f16", act: str = "none", bias_mode: str = 
         cp.get_default_memory_pool().free_all_blocks()
     sustained = None
     if bench:  # the same probe after SUSTAIN_S s of itself: the power-capped state the long GEMMs ran in
-        sustained = peak.ceiling(dtype, peak.measure([peak.CEILING_PROBE[dtype]], sustain_s=peak.SUSTAIN_S))
+        sustained = peak.ceiling(dtype, peak.measure([probe_name], sustain_s=peak.SUSTAIN_S), api=kernel)
         ceilings.append(sustained)
     summary = [summarize_size(size_rows, ceiling, sustained, family=kernel) for size_rows in per_size]
     return {"rows": rows, "summary": summary, "ceiling_tflops": ceiling, "ceiling_sustained_tflops": sustained,
-            "ceiling_probe": peak.CEILING_PROBE[dtype], "ceiling_before_after": ceilings, "device": info}
+            "ceiling_probe": probe_name, "ceiling_label": peak.probe(probe_name).name,
+            "ceiling_before_after": ceilings, "device": info}
 
 
 def _baseline_fns(cp, inputs, base, dtype, act, bias_mode, has_c, save_z, alpha, beta, leaky_slope) -> dict:
