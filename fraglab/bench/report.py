@@ -59,7 +59,7 @@ def tflops_figure(rows: Iterable[dict], title: str, ceilings: dict[str, float] |
     sizes = sorted({(r["m"], r["n"], r["k"]) for r in rows}, key=lambda s: (s[0] * s[1] * s[2], s))
     labels = [size_label({"m": m, "n": n, "k": k}) for m, n, k in sizes]
     kernels = list(dict.fromkeys(r["kernel"] for r in rows))
-    fig = Figure(figsize=(max(6.0, 1.1 * len(sizes) + 3), 4.5), layout="constrained")
+    fig = Figure(figsize=(max(6.0, 1.1 * len(sizes) + 3) + 3.0, 4.5), layout="constrained")
     ax = fig.add_subplot()
     for name in kernels:
         pts = {(r["m"], r["n"], r["k"]): r["tflops"] for r in rows if r["kernel"] == name}
@@ -73,8 +73,8 @@ def tflops_figure(rows: Iterable[dict], title: str, ceilings: dict[str, float] |
     ax.set_ylabel("TFLOP/s (2MNK / median time)")
     ax.set_title(title)
     ax.grid(True, alpha=0.3)
-    if kernels or ceilings:
-        ax.legend(fontsize="small")
+    if kernels or ceilings:  # beside the axes: inside, the legend hid the lines it names
+        ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
     return fig
 
 
