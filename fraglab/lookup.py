@@ -38,6 +38,8 @@ def catalogue(api: str | None = None) -> list[dict[str, Any]]:
         for spec in family.specs():
             row = {**spec.to_dict(), "rows": spec.rows, "cols": spec.cols, "threads": spec.threads,
                    "slots": family.slots(spec) if family.slots is not None else None, "min_sm": spec.min_sm}
+            if family.model_only:  # tcgen05: answered from the PTX model only, never measured
+                row["model_only"] = True
             if family.api == "wmma":  # kept for the WMMA rows' established shape
                 row["experimental"] = (family.note(spec) if family.note else "") == "experimental::precision"
             rows.append(row)

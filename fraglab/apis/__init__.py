@@ -21,6 +21,7 @@ _FAMILY_MODULES = {
     "ldmatrix": "fraglab.apis.ldmatrix",
     "stmatrix": "fraglab.apis.ldmatrix:STMATRIX_FAMILY",
     "movmatrix": "fraglab.apis.ldmatrix:MOVMATRIX_FAMILY",
+    "tcgen05": "fraglab.apis.tcgen05",  # model only (no sm_100 here)
 }
 
 
@@ -86,6 +87,14 @@ def _choices(values) -> str:
 _ORDER = ("frag", "shape", "dtype", "layout", *OPTIONAL_FIELDS)
 
 
+def _is_mnk(shape) -> bool:
+    try:
+        parse_shape(shape)
+        return True
+    except InputError:
+        return False  # tcgen05's 32x32b, 16x64b ...: their choices are the message
+
+
 def make_spec(frag: str | None = None, shape: str | None = None, dtype: str | None = None,
               layout: str | None = None, api: str = "wmma", **extras: Any) -> FragmentSpec:
     """Validate user input against the family's catalogue; InputError names the first bad argument and its choices.
@@ -113,8 +122,8 @@ def make_spec(frag: str | None = None, shape: str | None = None, dtype: str | No
                 raise InputError(f"--frag is required: valid choices are {_choices(offered)}", argument="frag")
             value = default if default in offered else offered[0]
         if value not in offered:
-            if name == "shape" and isinstance(value, str):
-                parse_shape(value)  # a malformed shape gets the format message
+            if name == "shape" and isinstance(value, str) and all(_is_mnk(o) for o in offered):
+                parse_shape(value)  # a malformed shape gets the format message (families with m..n..k.. shapes)
             where = f" for {api} " + " ".join(str(wanted[c]) if c != "frag" else str(wanted[c]) for c in chosen) \
                 if chosen else f" for {api}"
             raise InputError(f"invalid --{name} {value!r}{where}: valid choices are {_choices(offered)}",

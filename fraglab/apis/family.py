@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Family:
-    api: str                         # "wmma" (later "mma", "ldmatrix", "stmatrix", "movmatrix", "wgmma")
+    api: str                         # "wmma", "mma", "ldmatrix", "stmatrix", "movmatrix", "wgmma", "tcgen05"
     title: str                       # one line for `fraglab list`, e.g. "nvcuda::wmma fragments"
     threads: int                     # 32, or 128 for wgmma
     operands: tuple[str, ...]        # frag names, e.g. ("matrix_a", "matrix_b", "accumulator")
@@ -38,6 +38,7 @@ class Family:
     capture: Optional[Callable[..., tuple[dict, dict]]] = None      # (specs, progress, source) -> (entries, refused, compile s)
     mma_views: Optional[Callable[[list], list[tuple]]] = None       # (A, B, C) triples the gallery draws
     mma_specs: Optional[Callable[..., tuple]] = None                # (shape, dtype, layout) -> (A, B, C) for --mma
+    model_only: bool = False        # no probe (tcgen05: no sm_100 here): never measured, never in an atlas
 
     def model_claims(self, arch: int) -> bool:
         return f"sm_{arch}" in self.model_archs

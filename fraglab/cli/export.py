@@ -36,10 +36,10 @@ DEFAULT_SUFFIX = {"cute": ".txt", "triton": ".txt", "header": ".cuh", "tikz": ".
 
 Api = Annotated[str, typer.Option(help="Instruction family, as in `fraglab list` (wmma, mma, ldmatrix, wgmma, ...)")]
 Frag = Annotated[Optional[str], typer.Option(help="Operand, e.g. matrix_a | matrix_b | accumulator")]
-Shape = Annotated[Optional[str], typer.Option(help="Shape, e.g. m16n16k16 (default: the family's first)")]
+Shape = Annotated[Optional[str], typer.Option(help="Shape, e.g. m16n16k16; tcgen05: 32x32b, 16x64b, ... (default: the family's first)")]
 Dtype = Annotated[Optional[str], typer.Option(help="Element type (default: the family's default for the operand)")]
 MemLayout = Annotated[Optional[str], typer.Option("--layout", help="row | col (for the accumulator: how it is stored)")]
-Num = Annotated[Optional[int], typer.Option(help="ldmatrix/stmatrix: number of 8x8 matrices (1, 2, 4)")]
+Num = Annotated[Optional[int], typer.Option(help="ldmatrix/stmatrix: number of 8x8 matrices (1, 2, 4); tcgen05: the .num repetitions (1, 2, 4)")]
 Trans = Annotated[Optional[bool], typer.Option("--trans/--no-trans", help="ldmatrix/stmatrix: .trans")]
 Swizzle = Annotated[Optional[str], typer.Option(help="wgmma shared-memory operands: none | 32B | 64B | 128B")]
 Major = Annotated[Optional[str], typer.Option(help="wgmma shared-memory operands: k | mn")]

@@ -24,11 +24,11 @@ def _apis_help() -> str:
 
 def layout_command(
     frag: Annotated[Optional[str], typer.Option(help="matrix_a | matrix_b | accumulator (not with --mma); other families: see `fraglab list`")] = None,
-    shape: Annotated[Optional[str], typer.Option(help="MMA shape, e.g. m16n16k16, m32n8k16, m8n32k16, m16n16k8, m8n8k4 (default: the family's first)")] = None,
+    shape: Annotated[Optional[str], typer.Option(help="MMA shape, e.g. m16n16k16, m32n8k16, m8n32k16, m16n16k8, m8n8k4; tcgen05: 32x32b, 16x64b, 16x128b, 16x256b, 16x32bx2 (default: the family's first)")] = None,
     dtype: Annotated[Optional[str], typer.Option(help="A/B: f16 bf16 tf32 f64 u8 s8 u4 s4 b1; accumulator: f16 f32 f64 s32 (default f16, f32 for the accumulator)")] = None,
     layout: Annotated[Optional[str], typer.Option(help="row | col: memory layout (for the accumulator: how it is stored)")] = None,
     api: Annotated[str, typer.Option(help="Instruction family, as in `fraglab list` (default wmma)")] = "wmma",
-    num: Annotated[Optional[int], typer.Option(help="ldmatrix/stmatrix: number of 8x8 matrices (1, 2, 4)")] = None,
+    num: Annotated[Optional[int], typer.Option(help="ldmatrix/stmatrix: number of 8x8 matrices (1, 2, 4); tcgen05: the .num repetitions (1, 2, 4)")] = None,
     trans: Annotated[Optional[bool], typer.Option("--trans/--no-trans", help="ldmatrix/stmatrix: .trans")] = None,
     swizzle: Annotated[Optional[str], typer.Option(help="wgmma shared-memory operands: none | 32B | 64B | 128B")] = None,
     major: Annotated[Optional[str], typer.Option(help="wgmma shared-memory operands: k | mn")] = None,

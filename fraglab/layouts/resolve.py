@@ -66,7 +66,8 @@ def resolve_layout(spec: FragmentSpec, source: str = "auto", method: str | None 
     """The layout from the requested source; `auto` tries GPU, then the atlas, then the model, and says why.
 
     `method` None means the family's first (load for WMMA, mma for mma.sync and wgmma). `atlas` names a
-    captured atlas file to answer from (with source auto or atlas) instead of the GPU and the bundled one."""
+    captured atlas file to answer from (with source auto or atlas) instead of the GPU and the bundled one.
+    A model-only family (tcgen05) answers `auto` from its model with a note; `gpu` and `atlas` refuse."""
     check_source(source)
     method = check_method(spec, method)
     if atlas is not None:
@@ -75,11 +76,18 @@ def resolve_layout(spec: FragmentSpec, source: str = "auto", method: str | None 
                              argument="atlas")
         return from_atlas(spec, method, path=atlas)
     if source == "gpu":
-        return from_gpu(spec, method)
+        return from_gpu(spec, method)  # a model-only family's measure refuses in one line
+    model_only = spec.family.model_only
     if source == "atlas":
+        if model_only:
+            raise AtlasError(f"{spec.describe()} is model only (no probe measures it), so no atlas holds it: "
+                             "use --source model")
         return from_atlas(spec, method)
     if source == "model":
         return from_model(spec, method)
+    if model_only:  # nothing to measure and no atlas entry: straight to the model, and say so
+        return noted(from_model(spec, method), f"{spec.api} is model only (no probe measures it); "
+                                               "answered from the PTX model, unmeasured")
     reasons: list[str] = []
     arch = None
     from ..runtime import gpu  # light: CuPy itself is imported only inside gpu.cupy()

@@ -16,13 +16,13 @@ from ..errors import InputError
 # Bits one logical element takes in a register; sub-byte types pack 8 (4-bit) or 32 (1-bit) per word.
 ELEMENT_BITS = {
     "f16": 16, "bf16": 16, "tf32": 32, "f64": 64, "u8": 8, "s8": 8, "u4": 4, "s4": 4, "b1": 1,
-    "f32": 32, "s32": 32, "e4m3": 8, "e5m2": 8, "b16": 16, "b8": 8,
+    "f32": 32, "s32": 32, "e4m3": 8, "e5m2": 8, "b16": 16, "b8": 8, "b32": 32,
 }
 
 # Largest integer n such that every code 0..n-1 is exact in the type (how far one probe pass reaches).
 CODE_BASE = {
     "f16": 2048, "bf16": 256, "tf32": 2048, "f64": 1 << 30, "u8": 256, "s8": 128,
-    "u4": 16, "s4": 8, "b1": 2, "f32": 1 << 24, "s32": 1 << 30, "b16": 1 << 16, "b8": 256,
+    "u4": 16, "s4": 8, "b1": 2, "f32": 1 << 24, "s32": 1 << 30, "b16": 1 << 16, "b8": 256, "b32": 1 << 30,
 }
 
 OPERAND_LETTERS = {"matrix_a": "A", "matrix_b": "B", "accumulator": "accumulator"}

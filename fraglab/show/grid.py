@@ -216,8 +216,8 @@ class _GridReport:
 
 
 def _axis_names(layout: Layout) -> tuple[str, str]:
-    return {"matrix_a": ("row (m)", "col (k)"), "matrix_b": ("row (k)", "col (n)")}.get(
-        layout.spec.frag, ("row (m)", "col (n)"))
+    return {"matrix_a": ("row (m)", "col (k)"), "matrix_b": ("row (k)", "col (n)"),
+            "tmem": ("TMEM lane", "TMEM column (32-bit)")}.get(layout.spec.frag, ("row (m)", "col (n)"))
 
 
 _DIGIT_W = 0.64         # DejaVu Sans digits are 0.636 em wide

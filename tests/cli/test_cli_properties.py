@@ -23,12 +23,12 @@ def _values(name):
 
 
 SELECTION = {
-    "--api": sorted(FAMILIES) + ["tcgen05"],
+    "--api": sorted(FAMILIES) + ["bogus"],
     "--frag": _values("frag"),
     "--shape": _values("shape") + ["m16n16", "m0n0k0"],
     "--dtype": _values("dtype"),
     "--layout": _values("layout"),
-    "--num": ["1", "2", "3", "4", "x"],
+    "--num": ["1", "2", "3", "4", "8", "x"],
     "--swizzle": _values("swizzle"),
     "--major": _values("major"),
     "--source": ["auto", "atlas", "model", "gpu", "cloud"],

@@ -14,7 +14,7 @@ from fraglab.show.listings import atlas_view, catalogue_view, verify_view
 from fraglab.show.tables import banded_tables, layout_view
 
 SPECS = view_specs()
-DATA_MOVEMENT = {"ldmatrix", "stmatrix", "movmatrix"}  # PTX instructions that move data: no MMA reads their slots
+DATA_MOVEMENT = {"ldmatrix", "stmatrix", "movmatrix", "tcgen05"}  # they move data: no MMA reads their slots
 
 
 @pytest.fixture(scope="module")
