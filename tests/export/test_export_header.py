@@ -177,7 +177,8 @@ def test_header_kernel_matches_the_probe_on_the_gpu():
         if getattr(layout.spec, "swizzle", None) is None and layout.spec.api not in {p.spec.api for p in picks}:
             picks.append(layout)
     for layout in picks:
-        measured = _probe(layout.spec)
+        # a model-only family (tcgen05: no sm_100 here) has no probe; its header must still run to the model's map
+        measured = layout if layout.spec.family.model_only else _probe(layout.spec)
         module = cupy.RawModule(code=kernel_source(measured), options=("-std=c++17",))
         kernel = module.get_function("header_map")
         n = measured.threads * measured.num_elements
