@@ -8,6 +8,8 @@
 // (kSteps x 4 registers per thread, loaded once) instead. At the end each thread sums its 128 accumulators and
 // stores the sum: every wgmma feeds the result, and the result is exactly predictable on the CPU.
 
+#include "runtime/wgmma_operands.cuh"
+
 namespace fraglab_peak_wgmma {
 
 constexpr int kWarpgroups = 2;      // as the GEMM's 2 consumer warpgroups; RS uses 170 registers: no room for a 3rd
@@ -33,25 +35,6 @@ __device__ __forceinline__ void wgmma_wait() {
   asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(Pending) : "memory");
 }
 
-// The 128 accumulator operands %0..%127 of every instruction below.
-#define FRAGLAB_PEAK_ACC_LIST                                                                                  \
-  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                                      \
-  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "                            \
-  "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "                            \
-  "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "                            \
-  "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "                            \
-  "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "                            \
-  "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "                \
-  "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
-#define FRAGLAB_PEAK_ACC8(i)                                                                                   \
-  "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]),  \
-      "+f"(d[i + 7])
-#define FRAGLAB_PEAK_ACC_OPERANDS                                                                              \
-  FRAGLAB_PEAK_ACC8(0), FRAGLAB_PEAK_ACC8(8), FRAGLAB_PEAK_ACC8(16), FRAGLAB_PEAK_ACC8(24),                     \
-      FRAGLAB_PEAK_ACC8(32), FRAGLAB_PEAK_ACC8(40), FRAGLAB_PEAK_ACC8(48), FRAGLAB_PEAK_ACC8(56),              \
-      FRAGLAB_PEAK_ACC8(64), FRAGLAB_PEAK_ACC8(72), FRAGLAB_PEAK_ACC8(80), FRAGLAB_PEAK_ACC8(88),              \
-      FRAGLAB_PEAK_ACC8(96), FRAGLAB_PEAK_ACC8(104), FRAGLAB_PEAK_ACC8(112), FRAGLAB_PEAK_ACC8(120)
-
 // D += A * B with both operands in shared memory (scale-d = 1: accumulate). TAIL: imm-scale-a, imm-scale-b and,
 // for 16-bit types, imm-trans-a and imm-trans-b (0: both K-major).
 #define FRAGLAB_PEAK_WGMMA_SS(NAME, INSTR, TAIL)                                                               \
@@ -60,9 +43,9 @@ __device__ __forceinline__ void wgmma_wait() {
     __device__ __forceinline__ static void mma(float (&d)[kAccRegs], const unsigned (&a)[4],                   \
                                                unsigned long long desc_a, unsigned long long desc_b) {         \
       (void)a;                                                                                                 \
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n" INSTR " {" FRAGLAB_PEAK_ACC_LIST              \
+      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n" INSTR " {" FRAGLAB_WGMMA_REGS_128             \
                    "}, %128, %129, p" TAIL ";\n}\n"                                                            \
-                   : FRAGLAB_PEAK_ACC_OPERANDS                                                                 \
+                   : FRAGLAB_WGMMA_F32_OPERANDS_128(d)                                                         \
                    : "l"(desc_a), "l"(desc_b), "n"(1));                                                        \
     }                                                                                                          \
   };
@@ -74,9 +57,9 @@ __device__ __forceinline__ void wgmma_wait() {
     __device__ __forceinline__ static void mma(float (&d)[kAccRegs], const unsigned (&a)[4],                   \
                                                unsigned long long desc_a, unsigned long long desc_b) {         \
       (void)desc_a;                                                                                            \
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %133, 0;\n" INSTR " {" FRAGLAB_PEAK_ACC_LIST              \
+      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %133, 0;\n" INSTR " {" FRAGLAB_WGMMA_REGS_128             \
                    "}, {%128, %129, %130, %131}, %132, p" TAIL ";\n}\n"                                        \
-                   : FRAGLAB_PEAK_ACC_OPERANDS                                                                 \
+                   : FRAGLAB_WGMMA_F32_OPERANDS_128(d)                                                         \
                    : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "n"(1));                         \
     }                                                                                                          \
   };
