@@ -204,3 +204,43 @@ def test_the_check_suite_names_its_rows_by_family(cp):
     assert by["wgmma_fused"]["status"] == by["wgmma_plain"]["status"] == "PASSED"
     assert by["wgmma_fused"]["tile"] in wgmma.ALL_TILES
     assert result["summary"][0]["family"] == "wgmma" and result["summary"][0]["check"] == "PASSED"
+
+
+def test_one_shot_calls_reuse_a_plan_only_for_the_same_metadata(cp):
+    """fraglab.gemm caches validation and kernel choice by the arrays' metadata: new data of the same shapes
+    reuses the plan; a misaligned view is planned again (and falls back to WMMA); an aliased out is refused."""
+    import warnings
+
+    import fraglab
+    from fraglab.gemm import api
+    from fraglab.gemm.validate import GemmArgumentError, KernelFallback
+
+    rng = np.random.default_rng(23)
+    m, n, k = 136, 264, 200
+
+    def inputs():
+        a32, b32 = rng.uniform(-1, 1, (m, k)).astype(np.float32), rng.uniform(-1, 1, (k, n)).astype(np.float32)
+        bias = rng.uniform(-1, 1, (m, n)).astype(np.float32)
+        ref, _ = reference_gemm(a32.astype(np.float16), b32.astype(np.float16), bias=bias, bias_mode="full",
+                                act="gelu")
+        return cp.asarray(a32.astype(np.float16)), cp.asarray(b32.astype(np.float16)), cp.asarray(bias), ref
+
+    api._PLANS.clear()
+    for _ in range(2):  # the second call finds the first one's plan
+        a, b, bias, ref = inputs()
+        d = fraglab.gemm(a, b, bias=bias, bias_mode="full", act="gelu")
+        assert check_result(d.get(), ref, "f16")[0]
+    assert len(api._PLANS) == 1
+    assert next(iter(api._PLANS.values())).family == "wgmma"
+    shifted = cp.empty(m * k + 1, dtype=cp.float16)[1:].reshape(m, k)  # 2 bytes past an aligned address
+    shifted[...] = a
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        d = fraglab.gemm(shifted, b, bias=bias, bias_mode="full", act="gelu")
+    assert [type(w.message) for w in caught] == [KernelFallback] and len(api._PLANS) == 2
+    assert check_result(d.get(), ref, "f16")[0]
+    out = cp.full((m, n), cp.nan, dtype=cp.float32)
+    fraglab.gemm(a, b, bias=bias, bias_mode="full", act="gelu", out=out)
+    assert check_result(out.get(), ref, "f16")[0]
+    with pytest.raises(GemmArgumentError, match="out"):
+        fraglab.gemm(a, b, bias=bias, bias_mode="full", act="gelu", out=bias)
