@@ -10,7 +10,7 @@ import warnings
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
-from .validate import (ALIGN_BYTES, KERNELS, GemmArgumentError, GemmPlan, KernelFallback, check_matrix, is_aligned,
+from .validate import (KERNELS, GemmArgumentError, GemmPlan, KernelFallback, check_matrix, is_aligned,
                        tensor_core_kernel, validate_gemm_args)
 
 
@@ -36,93 +36,6 @@ class PreparedGemm:
         return (self.d, self.z) if self.plan.save_z else self.d
 
 
-@dataclass(frozen=True)
-class _Planned:
-    """What validation and kernel choice decide for one call; depends only on the arrays' metadata and the
-    scalar arguments, so `gemm` can reuse it for the next call with the same ones (see _plan_key)."""
-
-    plan: GemmPlan
-    family: str
-    spec: Any
-    notice: Optional[str]
-
-
-def _plan(a, b, *, c, bias, bias_mode, act, alpha, beta, leaky_slope, save_z, out, z_out, kernel, input_dtype,
-          tile) -> _Planned:
-    plan = validate_gemm_args(a, b, c=c, bias=bias, bias_mode=bias_mode, act=act, alpha=alpha, beta=beta,
-                              leaky_slope=leaky_slope, save_z=save_z, out=out, kernel=kernel,
-                              input_dtype=input_dtype)
-    if plan.save_z and z_out is not None:
-        check_matrix(z_out, "z_out", (plan.m, plan.n))
-    c_arg = c if plan.has_c else None
-    bias_arg = bias if plan.bias_mode != "none" else None
-    # D and Z that `prepare` allocates come from CuPy's pool: 256-byte aligned, so only given ones count here
-    pointers = tuple(x.data.ptr for x in (a, b, c_arg, bias_arg, out, z_out if plan.save_z else None)
-                     if x is not None)
-    family, notice = plan.kernel, None
-    if plan.kernel in ("wmma", "wgmma"):
-        requested = kernel
-        if kernel == "auto" and tile is not None:  # a forced tile names its kernel (WMMA's names first, as before)
-            from .wmma import ALIGNED_TILES
-            requested = "wmma" if tile in ALIGNED_TILES else "wgmma"
-        family, notice = tensor_core_kernel(requested, _compute_capability(), plan.k, plan.n, pointers)
-    if family == "wgmma":
-        from . import wgmma as gemm_wgmma
-
-        if tile is not None and tile not in gemm_wgmma.ALL_TILES:
-            raise GemmArgumentError("tile", f"{tile!r} is not valid for wgmma: choose one of "
-                                            f"{', '.join(gemm_wgmma.ALL_TILES)}")
-        spec = gemm_wgmma.spec_for(plan.dtype, plan.m, plan.n, plan.k, act=plan.act, bias_mode=plan.bias_mode,
-                                   has_c=plan.has_c, save_z=plan.save_z, sm_count=_sm_count(), tile=tile)
-    elif family == "wmma":
-        from . import wmma as gemm_wmma
-
-        if tile is not None and tile not in gemm_wmma.ALIGNED_TILES:
-            raise GemmArgumentError("tile", f"{tile!r} is not valid: choose one of "
-                                            f"{', '.join(gemm_wmma.ALIGNED_TILES)}")
-        aligned = is_aligned(plan.k, plan.n, pointers)
-        spec = gemm_wmma.spec_for(plan.dtype, plan.m, plan.n, plan.k, act=plan.act, bias_mode=plan.bias_mode,
-                                  has_c=plan.has_c, save_z=plan.save_z, aligned=aligned,
-                                  sm_count=_sm_count(), tile=tile if aligned else None)
-    else:
-        from . import simt as gemm_simt
-
-        spec = gemm_simt.choose_rung(plan.m, plan.n, plan.k)
-    return _Planned(plan, family, spec, notice)
-
-
-def _bind(planned: _Planned, cp, a, b, *, c, bias, alpha, beta, leaky_slope, out, z_out) -> PreparedGemm:
-    """Allocate D (and Z) where not given and bind the launch of the planned kernel to the arrays."""
-    plan, spec = planned.plan, planned.spec
-    if planned.notice:
-        warnings.warn(planned.notice, KernelFallback, stacklevel=3)  # the user's call of gemm or prepare
-    d = out if out is not None else cp.empty((plan.m, plan.n), dtype=cp.float32)
-    z = None
-    if plan.save_z:
-        z = z_out if z_out is not None else cp.empty((plan.m, plan.n), dtype=cp.float32)
-    c_arg = c if plan.has_c else None
-    bias_arg = bias if plan.bias_mode != "none" else None
-    if planned.family == "wgmma":
-        from . import wgmma as gemm_wgmma
-
-        def launch(stream):
-            gemm_wgmma.launch(spec, a, b, d, c=c_arg, bias=bias_arg, z=z, alpha=alpha, beta=beta,
-                              leaky_slope=leaky_slope, stream=stream, sm_count=_sm_count())
-    elif planned.family == "wmma":
-        from . import wmma as gemm_wmma
-
-        def launch(stream):
-            gemm_wmma.launch(spec, a, b, d, c=c_arg, bias=bias_arg, z=z, alpha=alpha, beta=beta,
-                             leaky_slope=leaky_slope, stream=stream)
-    else:
-        from . import simt as gemm_simt
-
-        def launch(stream):
-            gemm_simt.launch(spec, a, b, d, c=c_arg, bias=bias_arg, bias_mode=plan.bias_mode, act=plan.act,
-                             alpha=alpha, beta=beta, leaky_slope=leaky_slope, z=z, stream=stream)
-    return PreparedGemm(plan, spec, d, z, launch)
-
-
 def prepare(a, b, *, c=None, bias=None, bias_mode: Optional[str] = None, act: str = "none", alpha: float = 1.0,
             beta: float = 0.0, leaky_slope: float = 0.01, save_z: bool = False, out=None, z_out=None,
             kernel: str = "auto", input_dtype: Optional[str] = None, tile: Optional[str] = None) -> PreparedGemm:
@@ -132,28 +45,63 @@ def prepare(a, b, *, c=None, bias=None, bias_mode: Optional[str] = None, act: st
 
     cp = gpu.cupy()  # GpuUnavailable, with the reason, when there is no usable GPU
     _require_cupy(cp, a=a, b=b, c=c, bias=bias, out=out, z_out=z_out)
-    planned = _plan(a, b, c=c, bias=bias, bias_mode=bias_mode, act=act, alpha=alpha, beta=beta,
-                    leaky_slope=leaky_slope, save_z=save_z, out=out, z_out=z_out, kernel=kernel,
-                    input_dtype=input_dtype, tile=tile)
-    return _bind(planned, cp, a, b, c=c, bias=bias, alpha=alpha, beta=beta, leaky_slope=leaky_slope, out=out,
-                 z_out=z_out)
+    plan = validate_gemm_args(a, b, c=c, bias=bias, bias_mode=bias_mode, act=act, alpha=alpha, beta=beta,
+                              leaky_slope=leaky_slope, save_z=save_z, out=out, kernel=kernel,
+                              input_dtype=input_dtype)
+    d = out if out is not None else cp.empty((plan.m, plan.n), dtype=cp.float32)
+    z = None
+    if plan.save_z:
+        if z_out is not None:
+            check_matrix(z_out, "z_out", (plan.m, plan.n))
+        z = z_out if z_out is not None else cp.empty((plan.m, plan.n), dtype=cp.float32)
+    c_arg = c if plan.has_c else None
+    bias_arg = bias if plan.bias_mode != "none" else None
+    family = plan.kernel
+    if plan.kernel in ("wmma", "wgmma"):
+        pointers = tuple(x.data.ptr for x in (a, b, c_arg, bias_arg, d, z) if x is not None)
+        requested = kernel
+        if kernel == "auto" and tile is not None:  # a forced tile names its kernel (WMMA's names first, as before)
+            from .wmma import ALIGNED_TILES
+            requested = "wmma" if tile in ALIGNED_TILES else "wgmma"
+        family, notice = tensor_core_kernel(requested, _compute_capability(), plan.k, plan.n, pointers)
+        if notice:
+            warnings.warn(notice, KernelFallback, stacklevel=3)
+    if family == "wgmma":
+        from . import wgmma as gemm_wgmma
 
+        if tile is not None and tile not in gemm_wgmma.ALL_TILES:
+            raise GemmArgumentError("tile", f"{tile!r} is not valid for wgmma: choose one of "
+                                            f"{', '.join(gemm_wgmma.ALL_TILES)}")
+        spec = gemm_wgmma.spec_for(plan.dtype, plan.m, plan.n, plan.k, act=plan.act, bias_mode=plan.bias_mode,
+                                   has_c=plan.has_c, save_z=plan.save_z, sm_count=_sm_count(), tile=tile)
 
-# One-shot calls with the same arrays' metadata and arguments reuse the plan: validation and kernel choice
-# cost about twice the launch at small sizes (benchmarks/gemm_call_profile.py).
-_PLANS: dict = {}
-_PLANS_MAX = 256
+        def launch(stream):
+            gemm_wgmma.launch(spec, a, b, d, c=c_arg, bias=bias_arg, z=z, alpha=alpha, beta=beta,
+                              leaky_slope=leaky_slope, stream=stream, sm_count=_sm_count())
+    elif family == "wmma":
+        from . import wmma as gemm_wmma
 
+        if tile is not None and tile not in gemm_wmma.ALIGNED_TILES:
+            raise GemmArgumentError("tile", f"{tile!r} is not valid: choose one of "
+                                            f"{', '.join(gemm_wmma.ALIGNED_TILES)}")
+        pointers = tuple(x.data.ptr for x in (a, b, c_arg, bias_arg, d, z) if x is not None)
+        aligned = is_aligned(plan.k, plan.n, pointers)
+        spec = gemm_wmma.spec_for(plan.dtype, plan.m, plan.n, plan.k, act=plan.act, bias_mode=plan.bias_mode,
+                                  has_c=plan.has_c, save_z=plan.save_z, aligned=aligned,
+                                  sm_count=_sm_count(), tile=tile if aligned else None)
 
-def _meta(x):
-    # everything validation and kernel choice read of an array: shape, strides (so contiguity), dtype, and
-    # whether the pointer is ALIGN_BYTES aligned (TMA / vector loads)
-    return None if x is None else (x.shape, x.strides, x.dtype, x.data.ptr % ALIGN_BYTES == 0)
+        def launch(stream):
+            gemm_wmma.launch(spec, a, b, d, c=c_arg, bias=bias_arg, z=z, alpha=alpha, beta=beta,
+                             leaky_slope=leaky_slope, stream=stream)
+    else:
+        from . import simt as gemm_simt
 
+        spec = gemm_simt.choose_rung(plan.m, plan.n, plan.k)
 
-def _plan_key(a, b, c, bias, out, z_out, scalars: tuple) -> tuple:
-    same = tuple(out is other for other in (a, b, bias)) if out is not None else ()
-    return (_meta(a), _meta(b), _meta(c), _meta(bias), _meta(out), _meta(z_out), same, a.device.id) + scalars
+        def launch(stream):
+            gemm_simt.launch(spec, a, b, d, c=c_arg, bias=bias_arg, bias_mode=plan.bias_mode, act=plan.act,
+                             alpha=alpha, beta=beta, leaky_slope=leaky_slope, z=z, stream=stream)
+    return PreparedGemm(plan, spec, d, z, launch)
 
 
 def gemm(a, b, *, c=None, bias=None, bias_mode: Optional[str] = None, act: str = "none", alpha: float = 1.0,
@@ -169,26 +117,9 @@ def gemm(a, b, *, c=None, bias=None, bias_mode: Optional[str] = None, act: str =
     falls back to wmma with a KernelFallback warning where TMA cannot describe the operands. tile (benchmarks):
     force a wmma tile ("256x128", "128x64") or a wgmma tile (gemm.wgmma.ALL_TILES); default chosen by size.
     """
-    from ..runtime import gpu
-
-    cp = gpu.cupy()  # GpuUnavailable, with the reason, when there is no usable GPU
-    _require_cupy(cp, a=a, b=b, c=c, bias=bias, out=out)
-    scalars = (bias_mode, act, alpha, beta, leaky_slope, save_z, kernel, input_dtype, tile)
-    try:
-        key = _plan_key(a, b, c, bias, out, None, tuple((type(v), v) for v in scalars))
-        planned = _PLANS.get(key)
-    except TypeError:  # an unhashable argument: validation below names it
-        key, planned = None, None
-    if planned is None:
-        planned = _plan(a, b, c=c, bias=bias, bias_mode=bias_mode, act=act, alpha=alpha, beta=beta,
-                        leaky_slope=leaky_slope, save_z=save_z, out=out, z_out=None, kernel=kernel,
-                        input_dtype=input_dtype, tile=tile)
-        if key is not None:
-            if len(_PLANS) >= _PLANS_MAX:
-                _PLANS.clear()
-            _PLANS[key] = planned
-    return _bind(planned, cp, a, b, c=c, bias=bias, alpha=alpha, beta=beta, leaky_slope=leaky_slope, out=out,
-                 z_out=None)(stream)
+    return prepare(a, b, c=c, bias=bias, bias_mode=bias_mode, act=act, alpha=alpha, beta=beta,
+                   leaky_slope=leaky_slope, save_z=save_z, out=out, kernel=kernel, input_dtype=input_dtype,
+                   tile=tile)(stream)
 
 
 _SM_COUNT: Optional[int] = None
