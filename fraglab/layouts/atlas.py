@@ -196,19 +196,36 @@ def bundled_paths() -> dict[int, list[Path]]:
     return found
 
 
+# file name -> the instruction families its entries belong to; lets a question about one family skip parsing
+# the others' files (the wgmma capture alone is 12 MB of JSON). A file not listed is always read.
+INDEX_PATH = DATA_DIR / "atlas_index.json"
+
+
+@lru_cache(maxsize=1)
+def bundled_index() -> dict[str, frozenset]:
+    if not INDEX_PATH.is_file():
+        return {}
+    return {name: frozenset(apis) for name, apis in json.loads(INDEX_PATH.read_text()).items()}
+
+
 @lru_cache(maxsize=None)
-def _load_bundled_arch(arch: int) -> Atlas:
+def _load_bundled_files(paths: tuple[Path, ...]) -> Atlas:
     # entries are checked as they are decoded: the shipped files are large and a question needs few entries
-    return Atlas.merged([load(p, deep=False) for p in bundled_paths()[arch]])
+    return Atlas.merged([load(p, deep=False) for p in paths])
 
 
-def load_bundled(arch: int | None = None) -> Atlas:
-    """The shipped atlas for `arch`, or the closest recorded architecture (the newest when arch is None)."""
+def load_bundled(arch: int | None = None, api: str | None = None) -> Atlas:
+    """The shipped atlas for `arch`, or the closest recorded architecture (the newest when arch is None);
+    with `api`, only the files that hold that family are read (every file when api is None)."""
     archs = bundled_paths()
     if not archs:
         raise AtlasError(f"no atlas is bundled in {DATA_DIR}")
     target = max(archs) if arch is None else min(archs, key=lambda a: (abs(a - arch), -a))
-    return _load_bundled_arch(target)
+    paths = bundled_paths()[target]
+    if api is not None:
+        index = bundled_index()
+        paths = [p for p in paths if p.name not in index or api in index[p.name]] or paths
+    return _load_bundled_files(tuple(paths))
 
 
 def diff(a: Atlas, b: Atlas) -> list[str]:

@@ -42,7 +42,7 @@ def from_gpu(spec: FragmentSpec, method: str) -> Layout:
 
 def from_atlas(spec: FragmentSpec, method: str, arch: int | None = None, path: str | None = None) -> Layout:
     """From the atlas file `path` (checked on reading), else from the bundled atlas closest to `arch`."""
-    found = atlas_mod.load(path) if path is not None else atlas_mod.load_bundled(arch)
+    found = atlas_mod.load(path) if path is not None else atlas_mod.load_bundled(arch, spec.api)
     return found.layout(spec, method)
 
 

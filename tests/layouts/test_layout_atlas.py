@@ -110,3 +110,31 @@ def test_atlas_save_and_load(tmp_path):
     assert atlas_mod.diff(bundled, atlas_mod.load(path)) == []
     with pytest.raises(atlas_mod.AtlasError):
         atlas_mod.load(tmp_path / "missing.json")
+
+
+def test_the_bundled_index_names_the_families_of_every_shipped_file():
+    import gzip
+
+    index = atlas_mod.bundled_index()
+    files = [p for paths in atlas_mod.bundled_paths().values() for p in paths]
+    assert sorted(index) == sorted(p.name for p in files)
+    for path in files:
+        opener = gzip.open if path.suffix == ".gz" else open
+        with opener(path, "rt") as handle:
+            keys = json.load(handle)["entries"]
+        assert index[path.name] == {key.split(".")[0] for key in keys}, path.name
+
+
+def test_a_question_about_one_family_reads_only_the_files_that_hold_it(monkeypatch):
+    read = []
+    real_load = atlas_mod.load
+    monkeypatch.setattr(atlas_mod, "load", lambda path, deep=True: read.append(path.name) or real_load(path, deep))
+    atlas_mod._load_bundled_files.cache_clear()
+    try:
+        layout = atlas_mod.load_bundled(90, "wmma").layout(make_spec("matrix_a"))
+        assert layout.num_elements == 16 and read == ["atlas_sm90.json"]
+        everything = atlas_mod.load_bundled(90)
+        assert {key.split(".")[0] for key in everything.entries} >= {"wmma", "mma", "wgmma", "ldmatrix"}
+        assert sorted(read) == sorted(["atlas_sm90.json"] + [p.name for p in atlas_mod.bundled_paths()[90]])
+    finally:
+        atlas_mod._load_bundled_files.cache_clear()
