@@ -152,10 +152,13 @@ def tflops(m: int, n: int, k: int, ms: float) -> float:
 
 
 def progress(*, transient: bool = False):
-    """A rich Progress (use as a context manager) drawing on stderr, so stdout stays clean for tables/JSON."""
+    """A rich Progress (use as a context manager) drawing on stderr, so stdout stays clean for tables/JSON;
+    disabled where stderr is not a terminal."""
     from rich.console import Console
     from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn,
                                TimeElapsedColumn)
 
+    console = Console(stderr=True)
+    # off when stderr is not a terminal: a log or pipe gets no bar, and no blank line when the bar stops
     return Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                    TimeElapsedColumn(), console=Console(stderr=True), transient=transient)
+                    TimeElapsedColumn(), console=console, transient=transient, disable=not console.is_terminal)

@@ -151,3 +151,11 @@ def test_simt_runs_the_ladder_and_prints_its_rows(monkeypatch, tmp_path):
 def test_simt_rejects_an_unknown_rung():
     res = _run("gemm", "--simt", "--kernel", "tensor_magic")
     assert res.exit_code == 2 and "invalid --kernel 'tensor_magic'" in res.output
+
+
+def test_without_a_gpu_the_one_line_is_all_that_is_printed(no_gpu):
+    # a progress bar opened before the GPU check used to leave a blank line ahead of the message when piped
+    for args in (("gemm", "--size", "64"), ("gemm", "--simt", "--size", "64"), ("peak",)):
+        res = _run(*args)
+        assert res.exit_code == 1 and res.output.startswith("fraglab: error: no usable GPU"), args
+        assert len(res.output.strip().splitlines()) == 1, args
