@@ -23,11 +23,10 @@ def _require_gpu(what: str) -> None:
 
 
 def _progress_capture():
-    from rich.progress import Progress
-
+    from ..bench import progress as progress_bar
     from ..probes.run import capture_atlas
 
-    with Progress(transient=True, console=console(stderr=True)) as progress:
+    with progress_bar(transient=True) as progress:
         task = progress.add_task("probing", total=None)
         return capture_atlas(lambda what, done, total: progress.update(task, description=what, completed=done,
                                                                          total=total))

@@ -33,7 +33,7 @@ def figures_command(
     The same atlas gives byte-identical SVG and PDF files. Palettes for `fraglab layout --palette`:
     tab20 (default), okabe-ito (colour-blind safe), cividis, grey (prints in greyscale).
     """
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from ..bench import progress as progress_bar
 
     from ..layouts import atlas as atlas_mod
     from ..show import gallery
@@ -48,9 +48,8 @@ def figures_command(
             raise InputError(f"invalid --atlas {str(atlas)!r}: {exc}", argument="atlas") from None
         raise FraglabError(f"no bundled atlas to draw from: {exc}", exit_code=1) from None
 
-    with Progress(TextColumn("[bold]figures[/]"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  TextColumn("{task.description}"), transient=False) as progress:
-        task = progress.add_task("", total=None)
+    with progress_bar() as progress:
+        task = progress.add_task("figures", total=None)
 
         def report(done: int, total: int, name: str) -> None:
             progress.update(task, completed=done, total=total, description=name)
