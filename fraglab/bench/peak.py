@@ -207,6 +207,28 @@ class SassCheck:
     note: str
 
 
+_MOVES = ("MOV", "PRMT", "SHFL")  # register shuffles that must not sit between tensor instructions
+
+
+def _sass_verdict(p: PeakProbe, count: int, per: int, per_what: str, missing: str, moves: int,
+                  described: str, uneven: tuple[int, ...] = ()) -> SassCheck:
+    """ok when there are tensor instructions, in whole units of `per`, in even runs, with no moves between."""
+    ok = count > 0 and count % per == 0 and not uneven and moves == 0
+    if not count:
+        note = f"no {p.sass_op} at all"
+    elif uneven:
+        note = (f"{p.sass_op} runs of {sorted(set(uneven))} between warpgroup waits, not {per}: "
+                "serialised by ptxas")
+    elif count % per:
+        note = f"{count} {p.sass_op} is not a multiple of {per} per {per_what}: {missing}"
+    elif moves:
+        note = f"{moves} register moves between {p.sass_op}s"
+    else:
+        note = f"{count} {p.sass_op} ({count // per} {described}), no moves" + \
+            (" between them" if p.api != "wgmma" else "")
+    return SassCheck(p.kernel, count, moves, ok, note)
+
+
 def check_probe_sass(p: PeakProbe, lines: list[str]) -> SassCheck:
     """One loop iteration issues CHAINS * sass_per_mma tensor instructions: the total must be a positive
     multiple of that (unrolled copies plus remainder), with no register moves between them."""
@@ -215,19 +237,8 @@ def check_probe_sass(p: PeakProbe, lines: list[str]) -> SassCheck:
     ops = [_opcode(line) for line in lines]
     idx = [i for i, op in enumerate(ops) if op.split(".")[0] == p.sass_op]
     per_iter = CHAINS * p.sass_per_mma
-    moves = 0
-    if idx:
-        moves = sum(1 for op in ops[idx[0]:idx[-1]] if op.split(".")[0] in ("MOV", "PRMT", "SHFL"))
-    ok = bool(idx) and len(idx) % per_iter == 0 and moves == 0
-    if not idx:
-        note = f"no {p.sass_op} at all"
-    elif len(idx) % per_iter:
-        note = f"{len(idx)} {p.sass_op} is not a multiple of {per_iter} per iteration: some were dropped"
-    elif moves:
-        note = f"{moves} register moves between {p.sass_op}s"
-    else:
-        note = f"{len(idx)} {p.sass_op} ({len(idx) // per_iter} x {per_iter}), no moves between them"
-    return SassCheck(p.kernel, len(idx), moves, ok, note)
+    moves = sum(1 for op in ops[idx[0]:idx[-1]] if op.split(".")[0] in _MOVES) if idx else 0
+    return _sass_verdict(p, len(idx), per_iter, "iteration", "some were dropped", moves, f"x {per_iter}")
 
 
 def check_wgmma_sass(p: PeakProbe, lines: list[str]) -> SassCheck:
@@ -246,23 +257,12 @@ def check_wgmma_sass(p: PeakProbe, lines: list[str]) -> SassCheck:
         elif op.startswith("WARPGROUP.DEPBAR"):
             runs.append(run)
             run = 0
-        elif head in ("MOV", "PRMT", "SHFL"):
+        elif head in _MOVES:
             moves += 1
     runs.append(run)
-    uneven = [r for r in runs if r and r != per_group]   # two waits in a row hold no run at all
-    ok = bool(idx) and len(idx) % per_group == 0 and not uneven and moves == 0
-    if not idx:
-        note = f"no {p.sass_op} at all"
-    elif uneven:
-        note = (f"{p.sass_op} runs of {sorted(set(uneven))} between warpgroup waits, not {per_group}: "
-                "serialised by ptxas")
-    elif len(idx) % per_group:
-        note = f"{len(idx)} {p.sass_op} is not a multiple of {per_group} per commit group: not whole groups"
-    elif moves:
-        note = f"{moves} register moves between {p.sass_op}s"
-    else:
-        note = f"{len(idx)} {p.sass_op} ({len(idx) // per_group} groups of {per_group} between waits), no moves"
-    return SassCheck(p.kernel, len(idx), moves, ok, note)
+    uneven = tuple(r for r in runs if r and r != per_group)   # two waits in a row hold no run at all
+    return _sass_verdict(p, len(idx), per_group, "commit group", "not whole groups", moves,
+                         f"groups of {per_group} between waits", uneven)
 
 
 def find_tool(name: str) -> Optional[str]:
