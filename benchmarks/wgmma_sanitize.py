@@ -21,24 +21,26 @@ def main() -> int:
     cp = gpu.cupy()
     rng = np.random.default_rng(0)
     bad = 0
-    for tile in (*wgmma.TILES, "128x128p", "64x256p"):
+    for tile, out, store in [(t, "f32", "direct") for t in (*wgmma.TILES, "128x128p", "64x256p", "128x256c2", "128x128c2")] + \
+            [(t, o, "tma") for t in ("128x256", "128x256c2", "128x128p") for o in ("f16", "f32")]:
         for (m, n, k, bias_mode) in ((200, 264, 136, "per_n"), (130, 136, 520, "per_m")):
             a = rng.uniform(-1, 1, (m, k)).astype(np.float16)
             b = rng.uniform(-1, 1, (k, n)).astype(np.float16)
             c = rng.uniform(-1, 1, (m, n)).astype(np.float32)
             bias = rng.uniform(-1, 1, (n if bias_mode == "per_n" else m,)).astype(np.float32)
-            d = cp.full((m, n), np.nan, cp.float32)
+            d = cp.full((m, n), np.nan, cp.float32 if out == "f32" else cp.float16)
             z = cp.full((m, n), np.nan, cp.float32)
-            spec = wgmma.spec_for("f16", m, n, k, act="relu", bias_mode=bias_mode, has_c=True, save_z=True, tile=tile)
+            spec = wgmma.spec_for("f16", m, n, k, act="relu", bias_mode=bias_mode, has_c=True, save_z=True, tile=tile,
+                                  out_dtype=out, store=store)
             wgmma.launch(spec, cp.asarray(a), cp.asarray(b), d, c=cp.asarray(c), bias=cp.asarray(bias), z=z,
                          beta=0.5)
             cp.cuda.runtime.deviceSynchronize()
             bias2 = bias[None, :] if bias_mode == "per_n" else bias[:, None]
             pre = a.astype(np.float64) @ b.astype(np.float64) + 0.5 * c + bias2
             err = np.abs(z.get() - pre).max() / np.abs(pre).max()
-            ok = err < 1e-3 and np.array_equal(d.get() > 0, pre > 0)
+            ok = err < 1e-3 and np.array_equal(d.get() > 0, pre > 0) and not np.isnan(d.get()).any()
             bad += not ok
-            print(f"{tile} {m}x{n}x{k} {bias_mode}: rel err {err:.2e} {'ok' if ok else 'FAILED'}", flush=True)
+            print(f"{tile} {out} {store} {m}x{n}x{k} {bias_mode}: rel err {err:.2e} {'ok' if ok else 'FAILED'}", flush=True)
     return 1 if bad else 0
 
 

@@ -126,22 +126,35 @@ def launch_overhead(torch, cp, n: int = 256, calls: int = 300) -> dict:
     return out
 
 
-def bench_size(torch, cp, m, n, k, dtype, *, tiles=None, act="relu", bias_mode="per_n"):
+def parse_variants(text: str | None, tiles: list[str] | None) -> list[tuple[str, str, str]]:
+    """'128x256:f16:tma,128x256c2:f32' -> [(tile, out dtype, store)]; plain tile names mean f32 direct stores."""
+    if text:
+        out = []
+        for item in text.split(","):
+            parts = item.split(":")
+            tile, dt = parts[0], parts[1] if len(parts) > 1 else "f32"
+            out.append((tile, dt, parts[2] if len(parts) > 2 else wgmma.default_store(dt)))
+        return out
+    return [(t, "f32", "direct") for t in (tiles or [None])]
+
+
+def bench_size(torch, cp, m, n, k, dtype, *, variants, act="relu", bias_mode="per_n"):
     per_set = (m * k + k * n) * 2
     sets = max(1, min(4, (200 << 20) // per_set))
     xs = [make_inputs(torch, m, n, k, dtype, bias_mode=bias_mode, seed=10 + s) for s in range(sets)]
-    d = torch.empty((m, n), device="cuda")
+    outs = {"f32": torch.empty((m, n), device="cuda"),
+            "f16": torch.empty((m, n), device="cuda", dtype=torch.float16),
+            "bf16": torch.empty((m, n), device="cuda", dtype=torch.bfloat16)}
     fns = {}
-    for tile in tiles or [wgmma.choose_tile(m, n)]:
-        fused = wgmma.spec_for(dtype, m, n, k, act=act, bias_mode=bias_mode, tile=tile)
-        plain = wgmma.spec_for(dtype, m, n, k, tile=tile)
-        fns[f"wgmma_fused[{tile}]"] = lambda i, s=fused: wgmma.launch(s, xs[i]["a"], xs[i]["b"], d, bias=xs[i]["bias"])
-        fns[f"wgmma_plain[{tile}]"] = lambda i, s=plain: wgmma.launch(s, xs[i]["a"], xs[i]["b"], d)
-    best = (tiles or [wgmma.choose_tile(m, n)])[0]
-    d16 = torch.empty((m, n), device="cuda", dtype=torch_dtype(torch, dtype))
-    fused16 = wgmma.spec_for(dtype, m, n, k, act=act, bias_mode=bias_mode, tile=best, out_dtype=dtype)
-    fns[f"wgmma_fused_out{dtype}[{best}]"] = lambda i: wgmma.launch(fused16, xs[i]["a"], xs[i]["b"], d16,
-                                                                   bias=xs[i]["bias"])
+    for tile, out, store in variants:
+        out = dtype if out == "in" else out
+        fused = wgmma.spec_for(dtype, m, n, k, act=act, bias_mode=bias_mode, tile=tile, out_dtype=out, store=store)
+        plain = wgmma.spec_for(dtype, m, n, k, tile=tile, out_dtype=out, store=store)
+        label = f"{fused.tile},{out},{store}"
+        d = outs[out]
+        fns[f"wgmma_fused[{label}]"] = lambda i, s=fused, d=d: wgmma.launch(s, xs[i]["a"], xs[i]["b"], d,
+                                                                          bias=xs[i]["bias"])
+        fns[f"wgmma_plain[{label}]"] = lambda i, s=plain, d=d: wgmma.launch(s, xs[i]["a"], xs[i]["b"], d)
     fns["torch_mm"] = lambda i: torch.mm(xs[i]["a"], xs[i]["b"])
     if dtype == "f16" and cp is not None:
         cxs = [(cp.from_dlpack(x["a"]), cp.from_dlpack(x["b"])) for x in xs]
@@ -161,6 +174,10 @@ def main(argv=None) -> int:
     ap.add_argument("--json", default=None)
     ap.add_argument("--tiles", default=None, help="comma-separated tile names to time")
     ap.add_argument("--skip-checks", action="store_true", help="time only (the GPU tests checked this build)")
+    ap.add_argument("--variants", default=None, help="tile:out:store list to time, e.g. 128x256:f16:tma (default: "
+                                                     "--tiles with f32 D)")
+    ap.add_argument("--sizes", default=None, help="MxNxK list to time (default: the square and awkward shapes)")
+    ap.add_argument("--act", default="relu")
     args = ap.parse_args(argv)
     import torch
     try:
@@ -222,8 +239,18 @@ def main(argv=None) -> int:
         others = [(1024, 1024, 1024), (8192, 8192, 1024), (4096, 14336, 4096), (1000, 4096, 4096)]
         runs = [("f16", s) for s in squares + ([] if args.quick else others)] + [("bf16", s) for s in squares]
         tiles = args.tiles.split(",") if args.tiles else None
+        variants = parse_variants(args.variants, tiles)
+        if args.sizes:
+            runs = [(dt, tuple(int(v) for v in size.split("x"))) for size in args.sizes.split(",")
+                    for dt in ("f16",)]
+        wanted = [wgmma.spec_for(dtype, m, n, k, act=a, bias_mode=bm, tile=t, out_dtype=dtype if o == "in" else o,
+                                 store=st).build()
+                  for dtype, (m, n, k) in runs for t, o, st in variants
+                  for a, bm in ((args.act, "per_n"), ("none", "none"))]
+        with ThreadPoolExecutor(16) as pool:
+            list(pool.map(gpu.module, list(dict.fromkeys(wanted))))
         for dtype, (m, n, k) in runs:
-            res = bench_size(torch, cp, m, n, k, dtype, tiles=tiles)
+            res = bench_size(torch, cp, m, n, k, dtype, variants=variants, act=args.act)
             bench[f"{dtype} {m}x{n}x{k}"] = res
             print(f"{dtype} {m}x{n}x{k}: " + "  ".join(f"{name} {v['tflops']:.0f}" for name, v in res.items()),
                   flush=True)

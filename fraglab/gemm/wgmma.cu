@@ -36,29 +36,42 @@ constexpr int kConsumerRegs = 232;
 // on every tile, BM / 2 rows each. Ping-pong: each warpgroup owns every other tile whole, so one warpgroup's
 // epilogue runs while the other one's wgmma keep the tensor cores busy. A warpgroup covers its rows with
 // kMmaM m64 instructions per k16 step.
-template <int BM_, int BN_, int Stages_, int GroupM_, bool PingPong_>
+// ClusterM = 2: two blocks of a cluster take vertically adjacent tiles (same columns of B); each loads half of B's
+// K-block and multicasts it to both, halving the L2 -> SM traffic of B.
+// StagedStore: D leaves through shared memory: each consumer writes its rows, 128 bytes of each at a time, into a
+// 128B-swizzled buffer, and one TMA store per buffer writes it to global memory (clipped at the edges).
+template <int BM_, int BN_, int Stages_, int GroupM_, bool PingPong_, int ClusterM_ = 1, bool StagedStore_ = false>
 struct WgmmaTile {
   static constexpr int BM = BM_;
   static constexpr int BN = BN_;
   static constexpr int Stages = Stages_;
   static constexpr int GroupM = GroupM_;
   static constexpr bool PingPong = PingPong_;
+  static constexpr int ClusterM = ClusterM_;
+  static constexpr bool StagedStore = StagedStore_;
   static constexpr int kWarpgroupRows = PingPong ? BM : BM / kConsumers;
   static constexpr int kMmaM = kWarpgroupRows / 64;
   static constexpr int kABytes = BM * kBK * 2;              // (BM, K64): row r at r * 128 bytes, swizzled
   static constexpr int kBBytes = kBK * BN * 2;              // BN / 64 blocks of (K64 rows, N64 = 128 bytes)
   static constexpr int kBBlockBytes = kBK * kSwizzleBytes;  // one (K64, N64) block
   static constexpr int kStageBytes = kABytes + kBBytes;
-  static constexpr int kEmptyArrivals = (PingPong ? 1 : kConsumers) * 4;  // one per consuming warp
+  // One arrival per consuming warp of every block whose stage the producer writes (B goes to the whole cluster).
+  static constexpr int kEmptyArrivals = (PingPong ? 1 : kConsumers) * 4 * ClusterM;
   static constexpr int kBiasFloats = BM > BN ? BM : BN;   // per consumer: the tile's per-row or per-column bias
-  static constexpr int kSmemBytes =
-      Stages * kStageBytes + kConsumers * kBiasFloats * 4 + (2 * Stages + 2) * 8 + 1024;  // + barriers, align slack
+  static constexpr int kBiasBytes = kConsumers * kBiasFloats * 4;
+  static constexpr int kStoreBufferBytes = StagedStore ? kWarpgroupRows * kSwizzleBytes : 0;  // 128 B per row
+  static constexpr int kSmemBytes = Stages * kStageBytes + kBiasBytes + kConsumers * kStoreBufferBytes +
+                                    (2 * Stages + 2) * 8 + 1024;  // + barriers, align slack
   static_assert(BN == 64 || BN == 128 || BN == 256, "wgmma wrappers exist for N = 64, 128 and 256");
   static_assert(kWarpgroupRows % 64 == 0 && kMmaM >= 1, "a warpgroup covers whole m64 blocks");
   static_assert(kMmaM * BN / 2 <= 128, "at most 128 accumulator registers per thread");
   static_assert(BM <= 256, "a TMA box spans at most 256 rows");
   static_assert(kABytes % 1024 == 0 && kBBytes % 1024 == 0, "128B swizzle atoms are 1024-byte aligned");
   static_assert(kSmemBytes <= 227 * 1024, "too much shared memory for one block");
+  static_assert(ClusterM == 1 || ClusterM == 2, "clusters of one or two blocks along M");
+  static_assert(kBiasBytes % 1024 == 0, "the store buffers after the bias stay 1024-byte aligned");
+  static_assert(ClusterM == 1 || !PingPong, "the cluster schedule is cooperative");
+  static_assert((BN / 64) % ClusterM == 0, "each block of a cluster multicasts whole 64-column blocks of B");
 };
 
 __device__ __forceinline__ unsigned smem_u32(const void* p) {
@@ -99,8 +112,69 @@ __device__ __forceinline__ void tma_load_2d(void* dst, const TmaMap* map, int c0
       : "memory");
 }
 
+// The same load written to the same shared-memory offset, and completing on the same barrier offset, in every
+// block of the cluster named in `cta_mask`.
+__device__ __forceinline__ void tma_load_2d_multicast(void* dst, const TmaMap* map, int c0, int c1,
+                                                      unsigned long long* bar, unsigned short cta_mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
+      " [%0], [%1, {%2, %3}], [%4], %5;"
+      ::"r"(smem_u32(dst)), "l"(reinterpret_cast<unsigned long long>(map)), "r"(c0), "r"(c1), "r"(smem_u32(bar)),
+        "h"(cta_mask)
+      : "memory");
+}
+
+// Arrive on the barrier at `bar`'s offset in block `cta` of the cluster. Default (.release.cta) semantics: an
+// explicit .release.cluster costs a MEMBAR.ALL.GPU per arrive, and what it would order (the wgmma reads of the
+// stage) is already complete (wgmma.wait_group) when the consumer arrives.
+__device__ __forceinline__ void mbar_arrive_in(unsigned long long* bar, unsigned cta) {
+  asm volatile(
+      "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
+      "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n"
+      ::"r"(smem_u32(bar)), "r"(cta)
+      : "memory");
+}
+
+// Every thread of every block of the cluster (not .aligned: the producer warp arrives diverged).
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;" ::: "memory");
+}
+
+__device__ __forceinline__ unsigned cluster_rank() {
+  unsigned rank;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+  return rank;
+}
+
 __device__ __forceinline__ void prefetch_tma_map(const TmaMap* map) {
   asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<unsigned long long>(map)) : "memory");
+}
+
+// 2-D tile store from shared memory (a bulk async-group); parts of the box outside the tensor are not written.
+__device__ __forceinline__ void tma_store_2d(const TmaMap* map, const void* src, int c0, int c1) {
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];"
+               ::"l"(reinterpret_cast<unsigned long long>(map)), "r"(c0), "r"(c1), "r"(smem_u32(src))
+               : "memory");
+}
+__device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
+// Until every committed store has finished reading its shared memory (Read) or has completed.
+template <bool Read>
+__device__ __forceinline__ void bulk_wait_all() {
+  if constexpr (Read) {
+    asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+  } else {
+    asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+  }
+}
+// Generic-proxy writes to shared memory (stmatrix) made visible to the async proxy (the TMA store).
+__device__ __forceinline__ void fence_proxy_async_smem() {
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+
+__device__ __forceinline__ void stmatrix_x4(unsigned addr, unsigned r0, unsigned r1, unsigned r2, unsigned r3) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
+               ::"r"(addr), "r"(r0), "r"(r1), "r"(r2), "r"(r3)
+               : "memory");
 }
 
 // Shared-memory matrix descriptor (PTX ISA "matrix descriptor"): bits 0-13 start address >> 4,
@@ -234,20 +308,18 @@ __device__ __forceinline__ OutT to_out(float v) {
   }
 }
 
-// The epilogue of one warpgroup's (kMmaM * 64) x BN accumulators. Phase 1 turns every accumulator into its
-// output value in place (C and bias loads, arithmetic, Z stores); phase 2 only stores D. Keeping the D stores out
-// of phase 1 lets the compiler batch the loads (through EpilogueParams they are not __restrict__, so a load after
-// a D store would have to wait for it). Slot pairs (2j, 2j+1) are two adjacent columns of one row (asserted when
-// the indexing was generated): one 2-element store where the row of D allows it.
+// The epilogue of one warpgroup's (kMmaM * 64) x BN accumulators: every accumulator becomes its output value in
+// place (C and bias loads, arithmetic, Z stores); the D stores come after (store_direct / store_staged). Keeping the
+// D stores out of this loop lets the compiler batch the loads (through EpilogueParams they are not __restrict__,
+// so a load after a D store would have to wait for it).
 // `bias_tile`: the bias of this warpgroup's rows (PerM, index m - bias_row0) or of the tile's columns (PerN,
 // n - bias_col0), staged in shared memory (see the consumer loop); other modes read it through Epi.
-template <class Tile, class Epi, class OutT>
-__device__ __forceinline__ void store_tile(float (&acc)[Tile::kMmaM][Tile::BN / 2], const EpilogueParams& p,
-                                           OutT* __restrict__ D, int M, int N, int row0, int col0,
-                                           const float* bias_tile, int bias_row0, int bias_col0) {
+template <class Tile, class Epi>
+__device__ __forceinline__ void epilogue_in_registers(float (&acc)[Tile::kMmaM][Tile::BN / 2],
+                                                      const EpilogueParams& p, int M, int N, int row0, int col0,
+                                                      const float* bias_tile, int bias_row0, int bias_col0) {
   constexpr int BN = Tile::BN;
   using Slots = wgmma_acc::Slots<BN>;
-  const bool pairs_fit = (N % 2) == 0;
 #pragma unroll
   for (int mm = 0; mm < Tile::kMmaM; ++mm) {
 #pragma unroll
@@ -269,6 +341,16 @@ __device__ __forceinline__ void store_tile(float (&acc)[Tile::kMmaM][Tile::BN / 
       }
     }
   }
+}
+
+// D straight from registers: slot pairs (2j, 2j+1) are two adjacent columns of one row (asserted when the
+// indexing was generated): one 2-element store where the row of D allows it.
+template <class Tile, class OutT>
+__device__ __forceinline__ void store_direct(float (&acc)[Tile::kMmaM][Tile::BN / 2], OutT* __restrict__ D, int M,
+                                             int N, int row0, int col0) {
+  constexpr int BN = Tile::BN;
+  using Slots = wgmma_acc::Slots<BN>;
+  const bool pairs_fit = (N % 2) == 0;
 #pragma unroll
   for (int mm = 0; mm < Tile::kMmaM; ++mm) {
 #pragma unroll
@@ -286,11 +368,86 @@ __device__ __forceinline__ void store_tile(float (&acc)[Tile::kMmaM][Tile::BN / 
   }
 }
 
-template <class Tile, class Epi, class T, class OutT, bool BSwapOffsets = false>
-__global__ void __launch_bounds__(kThreads, 1)
-    gemm_wgmma_kernel(const __grid_constant__ TmaMap tma_a, const __grid_constant__ TmaMap tma_b, int M, int N,
-                      int K, float alpha, float beta, float leaky_slope, const float* __restrict__ C,
-                      const float* __restrict__ bias, OutT* __restrict__ D, float* __restrict__ Z) {
+template <class OutT>
+__device__ __forceinline__ unsigned pack_pair(float a, float b) {
+  if constexpr (IsSame<OutT, __half>::value) {
+    const __half2 h = __floats2half2_rn(a, b);
+    return *reinterpret_cast<const unsigned*>(&h);
+  } else {
+    const __nv_bfloat162 h = __floats2bfloat162_rn(a, b);
+    return *reinterpret_cast<const unsigned*>(&h);
+  }
+}
+
+// D through shared memory, 128 bytes of each row at a time (64 columns of 16-bit D, 32 of f32): the warpgroup
+// writes its rows into its 128B-swizzled buffer (16-byte chunk c of row r lands at chunk c ^ (r % 8), as the TMA
+// map's swizzle reads it), then one thread stores the buffer with TMA (clipped at the edges of D). 16-bit D goes
+// in with stmatrix .x4 (which accumulator slot feeds which register half is generated: Slots<BN>::kStmatrixSlot),
+// f32 D as float2 pairs at the (row, col) the generated indexing gives. The buffer is rewritten only after the
+// previous store has read it.
+template <class Tile, class OutT>
+__device__ __forceinline__ void store_staged(float (&acc)[Tile::kMmaM][Tile::BN / 2], unsigned char* buffer,
+                                             const TmaMap* tma_d, int row_first, int col_first, int base_row,
+                                             int base_col, int t, int barrier) {
+  constexpr int BN = Tile::BN;
+  constexpr bool kF32 = IsSame<OutT, float>::value;
+  constexpr int kChunkCols = kSwizzleBytes / static_cast<int>(sizeof(OutT));
+  using Slots = wgmma_acc::Slots<BN>;
+  static_assert(kF32 || Slots::kStmatrix, "the accumulator layout has no stmatrix .x4 form: use direct stores");
+  static_assert(wgmma_acc::kBaseColBelow8 && wgmma_acc::Slots<BN>::kPairColsOn8, "a pair's chunk is its offset's");
+  const int warp = t / 32;
+  const int lane = t % 32;
+  const int matrix = lane / 8;
+  const unsigned base = smem_u32(buffer);
+#pragma unroll
+  for (int chunk = 0; chunk < BN / kChunkCols; ++chunk) {
+    if (t == 0) bulk_wait_all<true>();  // the previous store (this tile's or the last tile's) has read the buffer
+    warpgroup_sync(barrier);
+#pragma unroll
+    for (int mm = 0; mm < Tile::kMmaM; ++mm) {
+      if constexpr (kF32) {
+#pragma unroll
+        for (int j = 0; j < BN / 4; ++j) {
+          // slot pairs (2j, 2j+1) are adjacent columns; the pairs of this chunk (known at compile time: the
+          // per-thread base column stays inside the 8-column block of the slot's offset, asserted below)
+          if (Slots::kColOff[2 * j] / kChunkCols != chunk) continue;
+          const int row = mm * 64 + base_row + Slots::kRowOff[2 * j];
+          const int byte = (base_col + Slots::kColOff[2 * j] - chunk * kChunkCols) * 4;
+          const unsigned addr = base + row * kSwizzleBytes + (((byte >> 4) ^ (row & 7)) << 4) + (byte & 15);
+          asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(addr), "f"(acc[mm][2 * j]), "f"(acc[mm][2 * j + 1])
+                       : "memory");
+        }
+      } else {
+        const int row = mm * 64 + warp * 16 + wgmma_acc::StmatrixOrigin::kRow[matrix] + lane % 8;
+#pragma unroll
+        for (int g = 0; g < 4; ++g) {
+          const int group = chunk * 4 + g;  // 16-column group of the tile
+          const int col16 = (g * 16 + wgmma_acc::StmatrixOrigin::kCol[matrix]) / 8;  // 16-byte chunk in the row
+          const unsigned addr = base + row * kSwizzleBytes + ((col16 ^ (row & 7)) << 4);
+          const int* slot = Slots::kStmatrixSlot + group * 8;
+          stmatrix_x4(addr, pack_pair<OutT>(acc[mm][slot[0]], acc[mm][slot[1]]),
+                      pack_pair<OutT>(acc[mm][slot[2]], acc[mm][slot[3]]),
+                      pack_pair<OutT>(acc[mm][slot[4]], acc[mm][slot[5]]),
+                      pack_pair<OutT>(acc[mm][slot[6]], acc[mm][slot[7]]));
+        }
+      }
+    }
+    fence_proxy_async_smem();
+    warpgroup_sync(barrier);
+    if (t == 0) {
+      tma_store_2d(tma_d, buffer, col_first + chunk * kChunkCols, row_first);
+      bulk_commit();
+    }
+  }
+}
+
+template <class Tile, class Epi, class T, class OutT, bool BSwapOffsets>
+__device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMap& tma_b, const TmaMap& tma_d,
+                                                int M, int N, int K,
+                                                float alpha, float beta, float leaky_slope,
+                                                const float* __restrict__ C, const float* __restrict__ bias,
+                                                OutT* __restrict__ D, float* __restrict__ Z) {
+  constexpr int ClusterM = Tile::ClusterM;
   constexpr int BM = Tile::BM;
   constexpr int BN = Tile::BN;
   constexpr int Stages = Tile::Stages;
@@ -302,15 +459,25 @@ __global__ void __launch_bounds__(kThreads, 1)
   const unsigned raw = smem_u32(smem_raw);
   unsigned char* smem = smem_raw + ((1024 - (raw & 1023)) & 1023);
   float* bias_smem = reinterpret_cast<float*>(smem + Stages * Tile::kStageBytes);
-  unsigned long long* full = reinterpret_cast<unsigned long long*>(bias_smem + kConsumers * Tile::kBiasFloats);
+  unsigned char* store_smem = smem + Stages * Tile::kStageBytes + Tile::kBiasBytes;
+  unsigned long long* full =
+      reinterpret_cast<unsigned long long*>(store_smem + kConsumers * Tile::kStoreBufferBytes);
   unsigned long long* empty = full + Stages;
   unsigned long long* turn = empty + Stages;  // ping-pong: turn[c] = "consumer c may start its next mainloop"
 
   const int warpgroup = threadIdx.x / 128;
   const int m_tiles = (M + BM - 1) / BM;
   const int n_tiles = (N + BN - 1) / BN;
-  const int tiles = m_tiles * n_tiles;
   const int k_blocks = (K + kBK - 1) / kBK;
+  // The schedule walks units of ClusterM vertically adjacent tiles, one unit per cluster at a time; block `rank`
+  // of the cluster takes row tile ClusterM * unit_row + rank (past the last row tile when M runs out: it still
+  // loads and multicasts its half of B for the other block, and stores nothing).
+  const int m_units = (m_tiles + ClusterM - 1) / ClusterM;
+  const int units = m_units * n_tiles;
+  const int rank = ClusterM > 1 ? static_cast<int>(cluster_rank()) : 0;
+  const int cluster = blockIdx.x / ClusterM;
+  const int clusters = gridDim.x / ClusterM;
+  constexpr int kUnitGroup = Tile::GroupM / ClusterM > 0 ? Tile::GroupM / ClusterM : 1;
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < Stages; ++s) {
@@ -322,27 +489,40 @@ __global__ void __launch_bounds__(kThreads, 1)
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     prefetch_tma_map(&tma_a);
     prefetch_tma_map(&tma_b);
+    if constexpr (Tile::StagedStore) prefetch_tma_map(&tma_d);
   }
-  __syncthreads();
+  if constexpr (ClusterM > 1) {
+    cluster_sync();  // every block's barriers exist before any block multicasts into them
+  } else {
+    __syncthreads();
+  }
 
   if (warpgroup == 0) {
     // Producer: one thread walks the block's tiles in order and keeps the ring full.
     setmaxnreg_dec<kProducerRegs>();
     if (threadIdx.x == 0) {
       int it = 0;
-      for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-        int tm, tn;
-        tile_coords<Tile::GroupM>(tile, m_tiles, n_tiles, tm, tn);
+      for (int unit = cluster; unit < units; unit += clusters) {
+        int um, tn;
+        tile_coords<kUnitGroup>(unit, m_units, n_tiles, um, tn);
+        const int tm = um * ClusterM + rank;
+        const bool has_rows = tm < m_tiles;
         for (int kb = 0; kb < k_blocks; ++kb, ++it) {
           const int s = it % Stages;
           mbar_wait(&empty[s], ((it / Stages) & 1) ^ 1);
           unsigned char* stage = smem + s * Tile::kStageBytes;
-          mbar_arrive_expect_tx(&full[s], Tile::kStageBytes);
-          tma_load_2d(stage, &tma_a, kb * kBK, tm * BM, &full[s]);
+          // The stage fills with this block's A and all of B (half of it multicast by the other block).
+          mbar_arrive_expect_tx(&full[s], has_rows ? Tile::kStageBytes : Tile::kStageBytes - Tile::kABytes);
+          if (has_rows) tma_load_2d(stage, &tma_a, kb * kBK, tm * BM, &full[s]);
 #pragma unroll
           for (int j = 0; j < BN / 64; ++j) {
-            tma_load_2d(stage + Tile::kABytes + j * Tile::kBBlockBytes, &tma_b, tn * BN + j * 64, kb * kBK,
-                        &full[s]);
+            unsigned char* dst = stage + Tile::kABytes + j * Tile::kBBlockBytes;
+            if constexpr (ClusterM == 1) {
+              tma_load_2d(dst, &tma_b, tn * BN + j * 64, kb * kBK, &full[s]);
+            } else if (j / (BN / 64 / ClusterM) == rank) {
+              tma_load_2d_multicast(dst, &tma_b, tn * BN + j * 64, kb * kBK, &full[s],
+                                    static_cast<unsigned short>((1u << ClusterM) - 1));
+            }
           }
         }
       }
@@ -365,11 +545,22 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int a_row_offset = Tile::PingPong ? 0 : consumer * Tile::kWarpgroupRows;
     const int tile_step = Tile::PingPong ? kConsumers : 1;
     float acc[kMmaM][BN / 2];
-    int local = Tile::PingPong ? consumer : 0;  // index of the tile among the block's tiles
+    int local = Tile::PingPong ? consumer : 0;  // index of the unit among the block's units
     int turns = 0;                               // ping-pong: mainloops this warpgroup has started
-    for (int tile = blockIdx.x + local * gridDim.x; tile < tiles; tile += tile_step * gridDim.x, local += tile_step) {
-      int tm, tn;
-      tile_coords<Tile::GroupM>(tile, m_tiles, n_tiles, tm, tn);
+    // A stage is free again once every consuming warp of every block it was written into has read it.
+    auto release = [&](int stage) {
+      if (!warp_leader) return;
+      if constexpr (ClusterM == 1) {
+        mbar_arrive(&empty[stage]);
+      } else {
+#pragma unroll
+        for (int c = 0; c < ClusterM; ++c) mbar_arrive_in(&empty[stage], c);
+      }
+    };
+    for (int unit = cluster + local * clusters; unit < units; unit += tile_step * clusters, local += tile_step) {
+      int um, tn;
+      tile_coords<kUnitGroup>(unit, m_units, n_tiles, um, tn);
+      const int tm = um * ClusterM + rank;
       if constexpr (Tile::PingPong) {
         // Mainloops alternate between the consumers: this one starts only after the other one has passed the
         // waits of its previous tile. That also keeps every ring wait at most one phase ahead of the barrier
@@ -410,18 +601,47 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
         wgmma_commit();
         wgmma_wait<1>();  // the previous K-block's group is done: its stage can be refilled
-        if (kb > 0 && warp_leader) mbar_arrive(&empty[(it - 1) % Stages]);
+        if (kb > 0) release((it - 1) % Stages);
       }
       if constexpr (Tile::PingPong) {
         if (warp_leader) mbar_arrive(&turn[1 - consumer]);
       }
       wgmma_wait<0>();
-      if (warp_leader) mbar_arrive(&empty[(it - 1) % Stages]);
+      release((it - 1) % Stages);
       if constexpr (kStagedBias) warpgroup_sync(1 + consumer);  // the buffer is written
-      store_tile<Tile, Epi, OutT>(acc, p, D, M, N, tm * BM + a_row_offset + base_row, tn * BN + base_col, bias_tile,
-                            bias_row0, bias_col0);
+      epilogue_in_registers<Tile, Epi>(acc, p, M, N, tm * BM + a_row_offset + base_row, tn * BN + base_col,
+                                       bias_tile, bias_row0, bias_col0);
+      if constexpr (Tile::StagedStore) {
+        store_staged<Tile, OutT>(acc, store_smem + consumer * Tile::kStoreBufferBytes, &tma_d, tm * BM + a_row_offset,
+                                 tn * BN, base_row, base_col, t, 1 + consumer);
+      } else {
+        store_direct<Tile, OutT>(acc, D, M, N, tm * BM + a_row_offset + base_row, tn * BN + base_col);
+      }
+    }
+    if constexpr (Tile::StagedStore) {
+      if (t == 0) bulk_wait_all<false>();  // the last stores are complete before the block (and its smem) is gone
     }
   }
+  // No block leaves while the other may still arrive on its barriers.
+  if constexpr (ClusterM > 1) cluster_sync();
+}
+
+template <class Tile, class Epi, class T, class OutT, bool BSwapOffsets = false>
+__global__ void __launch_bounds__(kThreads, 1)
+    gemm_wgmma_kernel(const __grid_constant__ TmaMap tma_a, const __grid_constant__ TmaMap tma_b,
+                      const __grid_constant__ TmaMap tma_d, int M, int N, int K, float alpha, float beta, float leaky_slope, const float* __restrict__ C,
+                      const float* __restrict__ bias, OutT* __restrict__ D, float* __restrict__ Z) {
+  static_assert(Tile::ClusterM == 1, "clustered tiles launch gemm_wgmma_cluster_kernel");
+  gemm_wgmma_body<Tile, Epi, T, OutT, BSwapOffsets>(tma_a, tma_b, tma_d, M, N, K, alpha, beta, leaky_slope, C, bias, D, Z);
+}
+
+template <class Tile, class Epi, class T, class OutT, bool BSwapOffsets = false>
+__global__ void __launch_bounds__(kThreads, 1) __cluster_dims__(Tile::ClusterM, 1, 1)
+    gemm_wgmma_cluster_kernel(const __grid_constant__ TmaMap tma_a, const __grid_constant__ TmaMap tma_b,
+                              const __grid_constant__ TmaMap tma_d, int M, int N, int K, float alpha, float beta, float leaky_slope, const float* __restrict__ C,
+                              const float* __restrict__ bias, OutT* __restrict__ D, float* __restrict__ Z) {
+  static_assert(Tile::ClusterM > 1, "one-block tiles launch gemm_wgmma_kernel");
+  gemm_wgmma_body<Tile, Epi, T, OutT, BSwapOffsets>(tma_a, tma_b, tma_d, M, N, K, alpha, beta, leaky_slope, C, bias, D, Z);
 }
 
 }  // namespace wgmma_gemm

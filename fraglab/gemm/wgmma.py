@@ -21,6 +21,7 @@ ENTRY = "gemm/wgmma.cu"
 ARCH = "sm_90a"                   # wgmma and setmaxnreg exist only in the arch-specific target
 DTYPES = ("f16", "bf16")
 OUT_DTYPES = ("f32", "f16", "bf16")   # D; Z is always f32
+STORES = ("direct", "tma")        # D from registers, or through shared memory and TMA stores
 _CPP_TYPE = {"f16": "__half", "bf16": "__nv_bfloat16", "f32": "float"}
 BK = 64                           # fraglab::wgmma_gemm::kBK
 THREADS = 384                     # producer warpgroup + 2 consumer warpgroups
@@ -37,20 +38,30 @@ class TileConfig:
     stages: int
     group_m: int = 8
     pingpong: bool = False
+    cluster_m: int = 1     # 2: clusters of two blocks on vertically adjacent tiles, B multicast to both
 
     @property
     def smem_bytes(self) -> int:
-        """Same arithmetic as WgmmaTile::kSmemBytes."""
+        """Same arithmetic as WgmmaTile::kSmemBytes with direct D stores."""
         return (self.stages * (self.bm * BK * 2 + BK * self.bn * 2) + 2 * max(self.bm, self.bn) * 4
                 + (2 * self.stages + 2) * 8 + 1024)
 
-    def cpp(self) -> str:
+    @property
+    def warpgroup_rows(self) -> int:
+        """Rows of a tile one consumer warpgroup computes (and stores)."""
+        return self.bm if self.pingpong else self.bm // 2
+
+    def staged_store_bytes(self) -> int:
+        """WgmmaTile::kStoreBufferBytes of both consumers: 128 bytes of each of their rows."""
+        return 2 * self.warpgroup_rows * 128
+
+    def cpp(self, staged_store: bool = False) -> str:
         return (f"fraglab::wgmma_gemm::WgmmaTile<{self.bm}, {self.bn}, {self.stages}, {self.group_m}, "
-                f"{'true' if self.pingpong else 'false'}>")
+                f"{'true' if self.pingpong else 'false'}, {self.cluster_m}, {'true' if staged_store else 'false'}>")
 
 
 # The launcher's tiles (benchmarks/wgmma_suite.py --tiles times the candidates; the winners stay here).
-# Suffix p: ping-pong schedule.
+# Suffix p: ping-pong schedule; c2: clusters of two blocks with B multicast.
 TILES: dict[str, TileConfig] = {
     "128x256": TileConfig(128, 256, 4),
     "128x128": TileConfig(128, 128, 6),
@@ -63,6 +74,8 @@ EXPERIMENTAL_TILES: dict[str, TileConfig] = {
     "128x256g4": TileConfig(128, 256, 4, 4),
     "128x256g16": TileConfig(128, 256, 4, 16),
     "128x128p4": TileConfig(128, 128, 4, pingpong=True),
+    "128x256c2": TileConfig(128, 256, 4, cluster_m=2),
+    "128x128c2": TileConfig(128, 128, 6, cluster_m=2),
 }
 ALL_TILES = {**TILES, **EXPERIMENTAL_TILES}
 # The largest tile that still gives this many waves of tiles (measured: at 2048^3, 128 tiles of 128x256 on 132
@@ -83,12 +96,13 @@ class WgmmaKernelSpec:
     tile: str = "128x256"
     b_swap_offsets: bool = B_SWAP_OFFSETS
     out_dtype: str = "f32"
+    store: str = "direct"     # "tma": D through shared memory (stmatrix for 16-bit D) and TMA stores
 
     def __post_init__(self):
         for value, valid, argument in ((self.dtype, DTYPES, "dtype"), (self.out_dtype, OUT_DTYPES, "out_dtype"),
                                        (self.act, ACT_KINDS, "act"),
                                        (self.bias_mode, BIAS_MODES, "bias_mode"),
-                                       (self.tile, tuple(ALL_TILES), "tile")):
+                                       (self.tile, tuple(ALL_TILES), "tile"), (self.store, STORES, "store")):
             if value not in valid:
                 raise ValueError(f"invalid {argument} {value!r}: valid choices are {', '.join(valid)}")
 
@@ -98,9 +112,15 @@ class WgmmaKernelSpec:
     def tile_config(self) -> TileConfig:
         return ALL_TILES[self.tile]
 
+    @property
+    def smem_bytes(self) -> int:
+        tile = self.tile_config
+        return tile.smem_bytes + (tile.staged_store_bytes() if self.store == "tma" else 0)
+
     def name(self) -> str:
         """The C++ name expression of this instantiation."""
-        return (f"fraglab::wgmma_gemm::gemm_wgmma_kernel<{self.tile_config.cpp()}, "
+        kernel = "gemm_wgmma_cluster_kernel" if self.tile_config.cluster_m > 1 else "gemm_wgmma_kernel"
+        return (f"fraglab::wgmma_gemm::{kernel}<{self.tile_config.cpp(self.store == 'tma')}, "
                 f"{epilogue_cpp(self.act, self.bias_mode, self.has_c, self.save_z)}, {_CPP_TYPE[self.dtype]}, "
                 f"{_CPP_TYPE[self.out_dtype]}, "
                 f"{'true' if self.b_swap_offsets else 'false'}>")
@@ -165,6 +185,40 @@ def accumulator_indexing(n: int, layout: np.ndarray | None = None) -> Accumulato
     return AccumulatorIndexing(ix.n, ix.row_bit, ix.col_bit, ix.row_off, ix.col_off, pairs)
 
 
+# stmatrix .x4 of one warp's 16 x 16 block: matrix j (0..3) has its origin at these (row, col) in the block;
+# lane l gives the address of row l % 8 of matrix l // 8 (PTX ISA, stmatrix).
+STMATRIX_ORIGINS = ((0, 0), (8, 0), (0, 8), (8, 8))
+
+
+def stmatrix_plan(n: int, layout: np.ndarray | None = None) -> np.ndarray | None:
+    """Which accumulator slot feeds each register half of the stmatrix .x4 that stores 16-column group g of a
+    warp's 16 rows: (n // 16, 8) slot indices [g, 2j + h], found by matching fraglab's wgmma accumulator layout
+    against fraglab's stmatrix model; None when no uniform slot exists (then D cannot leave through stmatrix)."""
+    from ..apis.ldmatrix import MatrixMove, model_map
+
+    acc = accumulator_map(n) if layout is None else np.asarray(layout)
+    frag = model_map(MatrixMove("stmatrix", 4, False))          # (32, 8, 2): lane, 2j + h -> (8j + row, col)
+    where = {}                                                  # (thread, row, col) -> slot
+    for t in range(128):
+        for i, (r, c) in enumerate(acc[t]):
+            where[(t, int(r), int(c))] = i
+    plan = np.zeros((n // 16, 8), dtype=np.int64)
+    for g in range(n // 16):
+        for s in range(8):
+            j = s // 2
+            found = set()
+            for t in range(128):
+                w, lane = divmod(t, 32)
+                r, c = frag[lane, s]
+                row = 16 * w + STMATRIX_ORIGINS[j][0] + int(r) - 8 * j
+                col = 16 * g + STMATRIX_ORIGINS[j][1] + int(c)
+                found.add(where.get((t, row, col), -1))
+            if len(found) != 1 or -1 in found:
+                return None
+            plan[g, s] = found.pop()
+    return plan
+
+
 def _cpp_array(name: str, values) -> str:
     return f"constexpr int {name}[{len(values)}] = {{{', '.join(str(v) for v in values)}}};"
 
@@ -181,10 +235,23 @@ def accumulator_header() -> str:
              "// (T128, V(N/2)) -> (M64, N): row = sum_b bit_b(t) * kRowBit[b] + Slots<N>::kRowOff[i] (col alike)",
              _cpp_array("kRowBit", first.row_bit), _cpp_array("kColBit", first.col_bit),
              f"constexpr bool kPairsAdjacent = {str(all(t.pairs_adjacent for t in tables.values())).lower()};",
+             "// every thread's base column is below 8 (so slot pairs whose offset is a multiple of 8 stay in its block)",
+             f"constexpr bool kBaseColBelow8 = {str(sum(v for v in first.col_bit if v > 0) < 8).lower()};",
              "template <int N> struct Slots;"]
+    lines += ["// stmatrix .x4 per warp 16 x 16 block: matrix j's origin, and Slots<N>::kStmatrixSlot[8 * g + 2j + h]:",
+              "// the accumulator slot in register half h of matrix j for 16-column group g (kStmatrix: such slots exist)",
+              "struct StmatrixOrigin {",
+              "  static " + _cpp_array("kRow", [o[0] for o in STMATRIX_ORIGINS]),
+              "  static " + _cpp_array("kCol", [o[1] for o in STMATRIX_ORIGINS]), "};"]
     for n, t in tables.items():
+        plan = stmatrix_plan(n)
         lines += [f"template <> struct Slots<{n}> {{", "  static " + _cpp_array("kRowOff", t.row_off),
-                  "  static " + _cpp_array("kColOff", t.col_off), "};"]
+                  "  static " + _cpp_array("kColOff", t.col_off),
+                  f"  static constexpr bool kStmatrix = {'true' if plan is not None else 'false'};",
+                  f"  static constexpr bool kPairColsOn8 = {str(all(c % 8 == 0 for c in t.col_off[0::2])).lower()};",
+                  "  static " + _cpp_array("kStmatrixSlot", (plan if plan is not None else np.zeros((n // 16, 8),
+                                                                                                    int)).ravel()),
+                  "};"]
     lines += ["}  // namespace wgmma_acc", "}  // namespace fraglab", ""]
     return "\n".join(lines)
 
@@ -217,6 +284,13 @@ def tiles_for(m: int, n: int, tile: TileConfig) -> int:
     return -(-m // tile.bm) * -(-n // tile.bn)
 
 
+def launch_blocks(m: int, n: int, tile: TileConfig, sm_count: int = 132) -> int:
+    """Persistent grid: one block per tile up to one per SM, in whole clusters (the kernel walks units of
+    cluster_m vertically adjacent tiles per cluster)."""
+    units = -(-m // (tile.bm * tile.cluster_m)) * -(-n // tile.bn)
+    return min(units, sm_count // tile.cluster_m) * tile.cluster_m
+
+
 def choose_tile(m: int, n: int, sm_count: int = 132) -> str:
     """128x256, else 128x128, else 128x64: the first that yields at least MIN_WAVES waves of tiles."""
     for name in ("128x256", "128x128"):
@@ -225,17 +299,25 @@ def choose_tile(m: int, n: int, sm_count: int = 132) -> str:
     return "128x64"
 
 
+# How 16-bit D leaves the kernel unless a store is asked for (f32 D is always stored directly).
+STORE_16BIT = "direct"
+
+
+def default_store(out_dtype: str) -> str:
+    return "direct" if out_dtype == "f32" else STORE_16BIT
+
+
 def spec_for(dtype: str, m: int, n: int, k: int, *, act: str = "none", bias_mode: str = "none",
              has_c: bool = False, save_z: bool = False, sm_count: int = 132, tile: str | None = None,
-             out_dtype: str = "f32") -> WgmmaKernelSpec:
+             out_dtype: str = "f32", store: str | None = None) -> WgmmaKernelSpec:
     del k  # every K uses the same kernel: TMA zero-fills the last K-block
     return WgmmaKernelSpec(dtype, act, bias_mode, has_c, save_z, tile or choose_tile(m, n, sm_count), B_SWAP_OFFSETS,
-                           out_dtype)
+                           out_dtype, store or default_store(out_dtype))
 
 
 def all_specs() -> list[WgmmaKernelSpec]:
     """Every instantiation `spec_for` can return."""
-    return [WgmmaKernelSpec(dtype, act, bias_mode, has_c, save_z, tile, B_SWAP_OFFSETS, out)
+    return [WgmmaKernelSpec(dtype, act, bias_mode, has_c, save_z, tile, B_SWAP_OFFSETS, out, default_store(out))
             for dtype, act, bias_mode, has_c, save_z, tile, out
             in product(DTYPES, ACT_KINDS, BIAS_MODES, (False, True), (False, True), TILES, OUT_DTYPES)]
 
@@ -251,8 +333,9 @@ TMA_MAP_DTYPE = np.dtype([("words", np.uint64, (16,))], align=True)   # CUtensor
 
 
 def encode_tma_2d(pointer: int, dtype: str, inner: int, outer: int, box_inner: int, box_outer: int) -> np.void:
-    """A row-major (outer x inner) matrix of 16-bit elements as a 2-D tiled tensor map with 128B swizzle,
-    out-of-bounds boxes zero-filled; returned as the 128 bytes the kernel takes by value."""
+    """A row-major (outer x inner) matrix of f16, bf16 or f32 elements as a 2-D tiled tensor map with 128B
+    swizzle, out-of-bounds boxes zero-filled (loads) or clipped (stores); returned as the 128 bytes the kernel takes
+    by value."""
     import ctypes
 
     from cuda.bindings import driver as cu
@@ -260,10 +343,11 @@ def encode_tma_2d(pointer: int, dtype: str, inner: int, outer: int, box_inner: i
     (err,) = cu.cuInit(0)
     if err != cu.CUresult.CUDA_SUCCESS:
         raise RuntimeError(f"cuInit failed: {err}")
-    data_type = (cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_FLOAT16 if dtype == "f16"
-                 else cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_BFLOAT16)
+    data_type = {"f16": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+                 "bf16": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
+                 "f32": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_FLOAT32}[dtype]
     err, tmap = cu.cuTensorMapEncodeTiled(
-        data_type, 2, pointer, [cu.cuuint64_t(inner), cu.cuuint64_t(outer)], [cu.cuuint64_t(inner * 2)],
+        data_type, 2, pointer, [cu.cuuint64_t(inner), cu.cuuint64_t(outer)], [cu.cuuint64_t(inner * _BYTES[dtype])],
         [cu.cuuint32_t(box_inner), cu.cuuint32_t(box_outer)], [cu.cuuint32_t(1), cu.cuuint32_t(1)],
         cu.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE, cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_128B,
         cu.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
@@ -274,6 +358,8 @@ def encode_tma_2d(pointer: int, dtype: str, inner: int, outer: int, box_inner: i
     return np.frombuffer(raw, dtype=TMA_MAP_DTYPE)[0]
 
 
+_BYTES = {"f16": 2, "bf16": 2, "f32": 4}
+_NO_MAP = np.zeros((), dtype=TMA_MAP_DTYPE)[()]   # the D map of kernels that store D directly (never read)
 _MAPS: dict[tuple, np.void] = {}
 _MAPS_LIMIT = 256
 
@@ -309,8 +395,8 @@ def _kernel(spec: WgmmaKernelSpec):
         from ..runtime import gpu
 
         kernel = gpu.function(spec.build(), spec.name())
-        if kernel.max_dynamic_shared_size_bytes < spec.tile_config.smem_bytes:
-            kernel.max_dynamic_shared_size_bytes = spec.tile_config.smem_bytes
+        if kernel.max_dynamic_shared_size_bytes < spec.smem_bytes:
+            kernel.max_dynamic_shared_size_bytes = spec.smem_bytes
         _KERNELS[spec] = kernel
     return kernel
 
@@ -325,17 +411,19 @@ def launch(spec: WgmmaKernelSpec, a, b, d, *, c=None, bias=None, z=None, alpha: 
     kernel = _kernel(spec)
     map_a = _cached_map(pointer(a), spec.dtype, k, m, BK, tile.bm)
     map_b = _cached_map(pointer(b), spec.dtype, n, k, 64, BK)
-    args = (map_a, map_b, np.int32(m), np.int32(n), np.int32(k), np.float32(alpha), np.float32(beta),
+    map_d = (_cached_map(pointer(d), spec.out_dtype, n, m, 128 // _BYTES[spec.out_dtype], tile.warpgroup_rows)
+             if spec.store == "tma" else _NO_MAP)
+    args = (map_a, map_b, map_d, np.int32(m), np.int32(n), np.int32(k), np.float32(alpha), np.float32(beta),
             np.float32(leaky_slope), np.uint64(pointer(c)), np.uint64(pointer(bias)), np.uint64(pointer(d)),
             np.uint64(pointer(z)))
-    blocks = grid or min(tiles_for(m, n, tile), sm_count)
+    blocks = grid or launch_blocks(m, n, tile, sm_count)
     if stream is None:
-        kernel((blocks,), (THREADS,), args, shared_mem=tile.smem_bytes)
+        kernel((blocks,), (THREADS,), args, shared_mem=spec.smem_bytes)
     else:
         with stream:
-            kernel((blocks,), (THREADS,), args, shared_mem=tile.smem_bytes)
+            kernel((blocks,), (THREADS,), args, shared_mem=spec.smem_bytes)
 
 
 __all__ = ["DTYPES", "OUT_DTYPES", "TILES", "TileConfig", "WgmmaKernelSpec", "WgmmaBuild", "build_of", "AccumulatorIndexing",
            "accumulator_indexing", "accumulator_header", "choose_tile", "spec_for", "all_specs",
-           "all_builds", "encode_tma_2d", "launch", "tiles_for"]
+           "all_builds", "encode_tma_2d", "launch", "launch_blocks", "tiles_for"]

@@ -65,9 +65,56 @@ def test_swapped_pairs_are_not_stored_as_float2():
     assert not wgmma.accumulator_indexing(128, layout).pairs_adjacent
 
 
+def isa_stmatrix_x4(lane, reg):
+    """PTX ISA, stmatrix m8n8 .x4 (not transposed): register r of lane l holds row l // 4 of matrix r, columns
+    2 (l % 4) and 2 (l % 4) + 1 (low half first); returns ((matrix, row, col) low, (matrix, row, col) high)."""
+    return (reg, lane // 4, 2 * (lane % 4)), (reg, lane // 4, 2 * (lane % 4) + 1)
+
+
+@pytest.mark.parametrize("n", wgmma.ACC_N)
+def test_stmatrix_plan_stores_each_accumulator_where_it_belongs(n):
+    """Follow every register half the kernel gives stmatrix (slot kStmatrixSlot[8 g + 2 j + h] of matrix j of
+    16-column group g) to the shared-memory element the ISA says it lands on, with matrix j's rows addressed at
+    the origin the header names: it must be the element the ISA's accumulator formula puts in that slot."""
+    plan = wgmma.stmatrix_plan(n)
+    acc = isa_accumulator(n)
+    assert plan is not None and plan.shape == (n // 16, 8)
+    for t in range(128):
+        w, lane = divmod(t, 32)
+        for g in range(n // 16):
+            for j in range(4):
+                for h, (matrix, row, col) in enumerate(isa_stmatrix_x4(lane, j)):
+                    origin_row, origin_col = wgmma.STMATRIX_ORIGINS[matrix]
+                    where = (16 * w + origin_row + row, 16 * g + origin_col + col)
+                    assert tuple(acc[t, plan[g, 2 * j + h]]) == where
+
+
+def test_a_layout_without_uniform_stmatrix_slots_has_no_plan():
+    layout = isa_accumulator(64).copy()
+    layout[3, [0, 4]] = layout[3, [4, 0]]      # thread 3 holds two slots swapped: no slot index fits every lane
+    assert wgmma.stmatrix_plan(64, layout) is None
+    assert wgmma.stmatrix_plan(64, isa_accumulator(64)) is not None
+
+
+def test_header_asserts_what_the_staged_f32_store_assumes():
+    header = wgmma.accumulator_header()
+    assert "kBaseColBelow8 = true" in header and header.count("kPairColsOn8 = true") == len(wgmma.ACC_N)
+    assert header.count("kStmatrix = true") == len(wgmma.ACC_N)
+
+
+def test_persistent_grid_is_whole_clusters_and_at_most_one_block_per_sm():
+    for name, tile in wgmma.ALL_TILES.items():
+        for m, n in ((1, 8), (1000, 520), (8192, 8192), (130, 4096)):
+            blocks = wgmma.launch_blocks(m, n, tile, 132)
+            assert blocks % tile.cluster_m == 0 and 1 <= blocks <= 132, (name, m, n)
+    c2 = wgmma.ALL_TILES["128x256c2"]
+    assert wgmma.launch_blocks(1, 8, c2, 132) == 2       # one unit of two row tiles, the second past M
+    assert wgmma.launch_blocks(384, 256, c2, 132) == 4   # three row tiles -> two units
+
+
 def test_every_tile_fits_shared_memory_and_registers():
     for name, tile in {**wgmma.TILES, **wgmma.EXPERIMENTAL_TILES}.items():
-        assert tile.smem_bytes <= 227 * 1024, name
+        assert tile.smem_bytes + tile.staged_store_bytes() <= 227 * 1024, name
         rows = tile.bm if tile.pingpong else tile.bm // 2
         assert rows % 64 == 0 and (rows // 64) * tile.bn // 2 <= 128, name
 
@@ -79,6 +126,8 @@ def test_spec_rejects_bad_choices_naming_them():
         wgmma.WgmmaKernelSpec("f16", act="swish")
     with pytest.raises(ValueError, match="tile '1x1'"):
         wgmma.WgmmaKernelSpec("f16", tile="1x1")
+    with pytest.raises(ValueError, match="store 'smem'.*direct, tma"):
+        wgmma.WgmmaKernelSpec("f16", store="smem")
 
 
 def test_choose_tile_by_waves():
@@ -154,6 +203,8 @@ def test_representatives_assemble_to_sm90a_cubins():
     """One of each tile x dtype with the heaviest epilogue, and every experimental tile, with the real options."""
     specs = [wgmma.WgmmaKernelSpec(dt, "gelu", "full", True, True, tile) for dt in wgmma.DTYPES for tile in wgmma.TILES]
     specs += [wgmma.WgmmaKernelSpec("bf16", "relu", "per_n", tile=tile) for tile in wgmma.EXPERIMENTAL_TILES]
+    specs += [wgmma.WgmmaKernelSpec(dt, "gelu", "full", True, True, tile, out_dtype=out, store="tma")
+              for dt, out in (("f16", "f16"), ("bf16", "bf16"), ("f16", "f32")) for tile in wgmma.ALL_TILES]
     ok, log, cubin = nvrtc_offline.compile_build(wgmma.build_of(tuple(s.name() for s in specs)), "sm_90a",
                                                  cubin=True)
     assert ok, log

@@ -30,8 +30,9 @@ def cp():
     specs += [_combo_spec(i) for i in range(len(COMBOS))]
     specs += [wgmma.spec_for("f16", 1, 1, 1, tile=t) for t in TEST_TILES]
     specs += [wgmma.spec_for("f16", 70, 136, 48, act=act, bias_mode="per_n") for act in NAN_ACTS]
-    specs += [wgmma.spec_for(dt, m, n, k, act="gelu", bias_mode="per_m", tile=t, out_dtype=out)
-              for (m, n, k), dt, t, out in OUT_CASES]
+    specs += [wgmma.spec_for(dt, m, n, k, act="gelu", bias_mode="per_m", tile=t, out_dtype=out, store=store)
+              for (m, n, k), dt, t, out, store in OUT_CASES]
+    specs += [wgmma.spec_for("f16", 1, 1, 1, tile=t, out_dtype=o, store="tma") for t in TEST_TILES for o in ("f16", "f32")]
     with ThreadPoolExecutor(16) as pool:
         list(pool.map(gpu.module, dict.fromkeys(s.build() for s in specs)))
     return cp
@@ -75,11 +76,17 @@ def run_case(cp, m, n, k, dtype, *, act="none", bias_mode="none", beta=0.0, save
 
 # M any; N and K multiples of 8 (TMA's 16-byte row rule). Sizes of 1, odd, prime and several tiles.
 SIZES = [(1, 8, 8), (7, 24, 40), (131, 136, 72), (257, 264, 1000), (997, 520, 8), (300, 1032, 200), (128, 256, 64)]
-TEST_TILES = (*wgmma.TILES, "128x128p", "64x256p")
+TEST_TILES = (*wgmma.TILES, "128x128p", "64x256p", "128x256c2", "128x128c2")
 COMBOS = list(itertools.product(ACT_KINDS, BIAS_MODES))
 NAN_ACTS = ("none", "relu", "gelu", "tanh")
-OUT_CASES = [((131, 136, 72), "f16", "128x256", "f16"), ((257, 264, 1000), "bf16", "128x128", "bf16"),
-             ((300, 1032, 200), "f16", "128x128p", "bf16"), ((7, 24, 40), "bf16", "64x256p", "f16")]
+OUT_CASES = [((131, 136, 72), "f16", "128x256", "f16", "direct"), ((257, 264, 1000), "bf16", "128x128", "bf16", "direct"),
+             ((300, 1032, 200), "f16", "128x128p", "bf16", "direct"), ((7, 24, 40), "bf16", "64x256p", "f16", "direct"),
+             # through shared memory (stmatrix) and TMA stores: edges in M and N, both clusters, ping-pong
+             ((131, 136, 72), "f16", "128x256", "f16", "tma"), ((257, 264, 1000), "bf16", "128x256c2", "bf16", "tma"),
+             ((300, 1032, 200), "f16", "128x128p", "bf16", "tma"), ((7, 24, 40), "bf16", "64x256p", "f16", "tma"),
+             ((997, 520, 8), "f16", "128x128c2", "f16", "tma"), ((1, 8, 8), "bf16", "128x64", "bf16", "tma"),
+             ((131, 136, 72), "bf16", "128x256", "f32", "tma"), ((300, 1032, 200), "f16", "128x128p", "f32", "tma"),
+             ((257, 264, 1000), "f16", "128x256c2", "f32", "tma")]
 
 
 def _combo_case(i):
@@ -136,27 +143,48 @@ def test_accumulator_registers_land_where_the_generated_indexing_says(cp):
         np.testing.assert_array_equal(d.get(), expected, err_msg=f"tile {tile}")
 
 
+@pytest.mark.parametrize("out", ("f16", "f32"))
+@pytest.mark.parametrize("tile", TEST_TILES)
+def test_staged_stores_land_where_the_generated_indexing_says(cp, tile, out):
+    """D through shared memory and TMA stores (stmatrix for f16, float2 for f32): D = row index, then D = column
+    index (both exact in f16 up to 2048), so every element's (row, col) is pinned; 1000 x 520 leaves ragged
+    edges in both."""
+    m, n, k = 1000, 520, 16
+    spec = wgmma.spec_for("f16", m, n, k, tile=tile, out_dtype=out, store="tma")
+    for what, expected in (("row", np.arange(m)[:, None] + 0 * np.arange(n)[None, :]),
+                           ("col", 0 * np.arange(m)[:, None] + np.arange(n)[None, :])):
+        a = np.zeros((m, k), np.float16)
+        b = np.zeros((k, n), np.float16)
+        a[:, 0] = np.arange(m) if what == "row" else 1
+        b[0, :] = 1 if what == "row" else np.arange(n)
+        d = cp.full((m, n), np.nan, dtype=cp.float16 if out == "f16" else cp.float32)
+        wgmma.launch(spec, cp.asarray(a), cp.asarray(b), d)
+        np.testing.assert_array_equal(d.get().astype(np.float64), expected, err_msg=f"tile {tile}, D = {what}")
+
+
 
 @pytest.mark.parametrize("case", range(len(OUT_CASES)))
 def test_f16_and_bf16_outputs(cp, case):
     """D stored as f16 / bf16: within one rounding of the output type (2^-11 / 2^-8 relative) plus the f32
     accumulation tolerance, of the float64 reference; every element written (poisoned first)."""
-    (m, n, k), dtype, tile, out = OUT_CASES[case]
+    (m, n, k), dtype, tile, out, store = OUT_CASES[case]
     rng = np.random.default_rng(77 + case)
     a, a64 = _device_matrix(cp, rng.uniform(-1, 1, (m, k)).astype(np.float32), dtype)
     b, b64 = _device_matrix(cp, rng.uniform(-1, 1, (k, n)).astype(np.float32), dtype)
     bias = rng.uniform(-1, 1, (m,)).astype(np.float32)
-    d = cp.full((m, n), np.nan, dtype=cp.float16) if out == "f16" else cp.full((m, n), 0x7FC0, cp.uint16)  # NaN
-    spec = wgmma.spec_for(dtype, m, n, k, act="gelu", bias_mode="per_m", tile=tile, out_dtype=out)
+    d = {"f16": lambda: cp.full((m, n), np.nan, dtype=cp.float16), "f32": lambda: cp.full((m, n), np.nan, cp.float32),
+         "bf16": lambda: cp.full((m, n), 0x7FC0, cp.uint16)}[out]()  # NaN
+    spec = wgmma.spec_for(dtype, m, n, k, act="gelu", bias_mode="per_m", tile=tile, out_dtype=out, store=store)
+    assert spec.store == store
     wgmma.launch(spec, a, b, d, bias=cp.asarray(bias), alpha=1.5)
     cp.cuda.runtime.deviceSynchronize()
     host = d.get()
-    if out == "f16":
+    if out in ("f16", "f32"):
         got = host.astype(np.float64)
     else:
         got = (host.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
     ref, _ = reference_gemm(a64, b64, bias=bias, bias_mode="per_m", act="gelu", alpha=1.5)
-    ulp = 2.0 ** -11 if out == "f16" else 2.0 ** -8
+    ulp = {"f16": 2.0 ** -11, "bf16": 2.0 ** -8, "f32": 0.0}[out]
     assert np.isfinite(got).all()
     assert np.all(np.abs(got - ref) <= ulp * np.abs(ref) + 1e-3 * np.abs(ref).max())
 
