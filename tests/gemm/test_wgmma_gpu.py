@@ -28,7 +28,7 @@ def cp():
     specs = [wgmma.spec_for(dt, m, n, k, act="relu", bias_mode="per_n", tile=t)
              for (m, n, k), dt, t in itertools.product(SIZES, wgmma.DTYPES, TEST_TILES)]
     specs += [_combo_spec(i) for i in range(len(COMBOS))]
-    specs += [wgmma.spec_for("f16", 1, 1, 1, tile=t) for t in TEST_TILES]
+    specs += [wgmma.spec_for("f16", 1, 1, 1, tile=t, store=st) for t in TEST_TILES for st in wgmma.STORES]
     specs += [wgmma.spec_for("f16", 70, 136, 48, act=act, bias_mode="per_n") for act in NAN_ACTS]
     specs += [wgmma.spec_for(dt, m, n, k, act="gelu", bias_mode="per_m", tile=t, out_dtype=out, store=store)
               for (m, n, k), dt, t, out, store in OUT_CASES]
@@ -129,7 +129,7 @@ def test_nan_and_inf_propagate(cp, act):
 def test_accumulator_registers_land_where_the_generated_indexing_says(cp):
     """D[m, n] = 256 m + n exactly (A[:, 0] = m, A[:, 1] = 1, B[0, :] = 256, B[1, :] = n, the rest 0): any
     register stored at the wrong (row, col) shows, for every thread and slot of both wgmma N (128, 256)."""
-    for tile in TEST_TILES:
+    for tile, store in itertools.product(TEST_TILES, wgmma.STORES):
         m, n, k = 256, 512, 16
         a = np.zeros((m, k), np.float16)
         a[:, 0] = np.arange(m) % 128     # exact in f16
@@ -138,9 +138,9 @@ def test_accumulator_registers_land_where_the_generated_indexing_says(cp):
         b[0, :] = 256
         b[1, :] = np.arange(n) % 256
         d = cp.full((m, n), np.nan, dtype=cp.float32)
-        wgmma.launch(wgmma.spec_for("f16", m, n, k, tile=tile), cp.asarray(a), cp.asarray(b), d)
+        wgmma.launch(wgmma.spec_for("f16", m, n, k, tile=tile, store=store), cp.asarray(a), cp.asarray(b), d)
         expected = 256.0 * (np.arange(m)[:, None] % 128) + (np.arange(n)[None, :] % 256)
-        np.testing.assert_array_equal(d.get(), expected, err_msg=f"tile {tile}")
+        np.testing.assert_array_equal(d.get(), expected, err_msg=f"tile {tile}, {store} stores")
 
 
 @pytest.mark.parametrize("out", ("f16", "f32"))
