@@ -25,15 +25,10 @@ INTERLEAVED_ROUNDS = 6   # rounds over the kernels, in varying order (fraglab.be
 
 
 def bf16_numpy_dtype(cp):
-    """numpy's bfloat16 (ml_dtypes) when this CuPy can hold it, else None (then bf16 travels as uint16 bits)."""
-    try:
-        import ml_dtypes
-        import numpy as np
-        dt = np.dtype(ml_dtypes.bfloat16)
-        cp.zeros(2, dtype=dt).view(cp.uint16)
-        return dt
-    except Exception:
-        return None
+    """numpy's bfloat16 (ml_dtypes) when this CuPy can hold it, else None (then bf16 travels as uint16 bits);
+    the GEMM's own answer (gemm.cast.bf16_dtype), so inputs and a bf16 D agree."""
+    from ..gemm.cast import bf16_dtype
+    return bf16_dtype(cp)
 
 
 def to_bf16_bits(cp, x32):
@@ -43,13 +38,32 @@ def to_bf16_bits(cp, x32):
 
 
 def host_float64(x, dtype: str, bits: bool):
-    """A device input back on the host in float64 (exactly: f16/bf16 widen without rounding)."""
+    """A device array back on the host in float64 (exactly: f16/bf16 widen without rounding)."""
     import numpy as np
 
     h = x.get()
     if dtype == "bf16" and bits:
         return (h.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
     return h.astype(np.float64)
+
+
+def new_output(cp, m: int, n: int, out_dtype: str, input_bits: bool):
+    """An (M, N) D of out_dtype as fraglab.gemm allocates it: f32, f16, or bf16 as CuPy's bfloat16 or, without one
+    (or when the inputs travel as bits), uint16 bit patterns."""
+    if out_dtype == "f32":
+        return cp.empty((m, n), dtype=cp.float32)
+    if out_dtype == "f16":
+        return cp.empty((m, n), dtype=cp.float16)
+    bf = None if input_bits else bf16_numpy_dtype(cp)
+    return cp.empty((m, n), dtype=bf if bf is not None else cp.uint16)
+
+
+def poison(cp, x) -> None:
+    """Fill with NaN (bf16's quiet NaN 0x7FC0 for uint16 bits), so an element a kernel never writes fails the check."""
+    if x.dtype == cp.float32 or x.dtype == cp.float16:
+        x.fill(cp.nan)
+    else:
+        x.view(cp.uint16).fill(0x7FC0)
 
 
 def make_inputs(cp, m: int, n: int, k: int, dtype: str, *, has_c: bool, bias_mode: str, seed: int):
@@ -82,8 +96,9 @@ def _sample_rows(m: int, seed: int):
 
 
 def check_against_reference(cp, inputs: dict, d, z, *, dtype: str, act: str, bias_mode: str, alpha: float,
-                            beta: float, leaky_slope: float, seed: int = 0) -> dict:
-    """Compare D (and Z) with the float64 reference on all rows, or on sampled rows of a large M."""
+                            beta: float, leaky_slope: float, seed: int = 0, out_dtype: str = "f32") -> dict:
+    """Compare D (and Z) with the float64 reference on all rows, or on sampled rows of a large M; a 16-bit D
+    (out_dtype) is allowed its one extra rounding (gemm.reference.check_result)."""
     from ..gemm.reference import check_result, reference_gemm
 
     m = d.shape[0]
@@ -96,7 +111,8 @@ def check_against_reference(cp, inputs: dict, d, z, *, dtype: str, act: str, bia
         bias = bias[rows]
     d_ref, z_ref = reference_gemm(a64, b64, c=c, bias=bias, bias_mode=bias_mode, act=act, alpha=alpha, beta=beta,
                                   leaky_slope=leaky_slope)
-    ok, max_abs, rel = check_result(d.get()[rows], d_ref, dtype, z_ref=z_ref)
+    d64 = host_float64(d, out_dtype, d.dtype == cp.uint16)[rows]
+    ok, max_abs, rel = check_result(d64, d_ref, dtype, z_ref=z_ref, out_dtype=out_dtype)
     if z is not None:
         z_ok, z_abs, z_rel = check_result(z.get()[rows], z_ref, dtype)
         ok, max_abs, rel = ok and z_ok, max(max_abs, z_abs), max(rel, z_rel)
@@ -158,9 +174,11 @@ def _reps_for(m: int, n: int, k: int) -> int:
 def run_suite(sizes, *, dtype: str = "f16", act: str = "none", bias_mode: str = "none", beta: float = 0.0,
               alpha: float = 1.0, leaky_slope: float = 0.01, save_z: bool = False, check: bool = True,
               bench: bool = True, baselines: bool = True, tile: str | None = None, progress=None,
-              kernel: str = "wmma") -> dict:
+              kernel: str = "wmma", out_dtype: str = "f32") -> dict:
     """Check and time the fused WMMA GEMM and its baselines for each (m, n, k). kernel='wgmma' runs the Hopper
-    wgmma GEMM through the same road; its rows are named wgmma_fused / wgmma_plain.
+    wgmma GEMM through the same road; its rows are named wgmma_fused / wgmma_plain. out_dtype (f32 | f16 | bf16):
+    the type the fused and plain rows (and the wmma_fused row beside wgmma) store D in; the check allows its
+    rounding. The cuBLAS and torch baselines are unchanged. Every row records out_dtype.
 
     Returns {"rows": [...] one per (kernel, size), "summary": [...] one per size with the ratios,
     "ceiling_tflops" / "ceiling_sustained_tflops": the rate of the family's ceiling probe (register-only WMMA,
@@ -185,15 +203,16 @@ def run_suite(sizes, *, dtype: str = "f16", act: str = "none", bias_mode: str = 
         per_set = (m * k + k * n) * 2 + (m * n * 4 if has_c else 0) + (m * n * 4 if bias_mode == "full" else 0)
         sets = min(benchmod.rotation_count(per_set), max(1, (4 << 30) // per_set)) if bench else 1
         inputs = [make_inputs(cp, m, n, k, dtype, has_c=has_c, bias_mode=bias_mode, seed=17 + s) for s in range(sets)]
-        d = cp.empty((m, n), dtype=cp.float32)
+        d = new_output(cp, m, n, out_dtype, inputs[0]["bits"])
         z = cp.empty((m, n), dtype=cp.float32) if save_z else None
         # One road: each input set is validated and planned once by fraglab.gemm.api; the timed calls only launch.
         fused_runs = [prepare(x["a"], x["b"], c=x["c"], bias=x["bias"], bias_mode=bias_mode, act=act, alpha=alpha,
                               beta=beta, leaky_slope=leaky_slope, save_z=save_z, out=d, z_out=z, kernel=kernel,
-                              input_dtype="bf16" if x["bits"] else None, tile=tile) for x in inputs]
+                              input_dtype="bf16" if x["bits"] else None, tile=tile, out_dtype=out_dtype)
+                      for x in inputs]
         fused = fused_runs[0].kernel_spec
         plain_runs = [prepare(x["a"], x["b"], out=d, kernel=kernel, input_dtype="bf16" if x["bits"] else None,
-                              tile=fused.tile if fused.aligned else None) for x in inputs]
+                              tile=fused.tile if fused.aligned else None, out_dtype=out_dtype) for x in inputs]
         plain = plain_runs[0].kernel_spec
 
         def run_fused(i):
@@ -202,27 +221,27 @@ def run_suite(sizes, *, dtype: str = "f16", act: str = "none", bias_mode: str = 
         def run_plain(i):
             plain_runs[i]()
 
-        base = {"m": m, "n": n, "k": k, "dtype": dtype, "act": act, "bias": bias_mode, "beta": beta,
-                "save_z": save_z}
+        base = {"m": m, "n": n, "k": k, "dtype": dtype, "out_dtype": out_dtype, "act": act, "bias": bias_mode,
+                "beta": beta, "save_z": save_z}
         results: dict[str, dict] = {}
         fused_name, plain_name = suite_kernels(kernel)[:2]
         for name, fn, spec in ((fused_name, run_fused, fused), (plain_name, run_plain, plain)):
             row = dict(base, kernel=name, tile=spec.tile, aligned=spec.aligned, status="-", max_err=None,
                        rel_err=None)
             if check:
-                d.fill(cp.nan)  # poison: an element the kernel never writes stays NaN and fails
+                poison(cp, d)  # an element the kernel never writes stays NaN and fails
                 if z is not None:
-                    z.fill(cp.nan)
+                    poison(cp, z)
                 fn(0)
                 cp.cuda.runtime.deviceSynchronize()
                 if name == fused_name:
                     row.update(check_against_reference(cp, inputs[0], d, z, dtype=dtype, act=act,
                                                        bias_mode=bias_mode, alpha=alpha, beta=beta,
-                                                       leaky_slope=leaky_slope))
+                                                       leaky_slope=leaky_slope, out_dtype=out_dtype))
                 else:  # the plain store: D = A @ B
                     row.update(check_against_reference(cp, {**inputs[0], "c": None, "bias": None}, d, None,
                                                        dtype=dtype, act="none", bias_mode="none", alpha=1.0,
-                                                       beta=0.0, leaky_slope=leaky_slope))
+                                                       beta=0.0, leaky_slope=leaky_slope, out_dtype=out_dtype))
             results[name] = row
         if bench:
             reps = _reps_for(m, n, k)
@@ -230,7 +249,8 @@ def run_suite(sizes, *, dtype: str = "f16", act: str = "none", bias_mode: str = 
             if kernel == "wgmma" and baselines:  # the same fused epilogue on WMMA (mma.sync), for the plot
                 wmma_runs = [prepare(x["a"], x["b"], c=x["c"], bias=x["bias"], bias_mode=bias_mode, act=act,
                                      alpha=alpha, beta=beta, leaky_slope=leaky_slope, save_z=save_z, out=d,
-                                     z_out=z, kernel="wmma", input_dtype="bf16" if x["bits"] else None)
+                                     z_out=z, kernel="wmma", input_dtype="bf16" if x["bits"] else None,
+                                     out_dtype=out_dtype)
                              for x in inputs]
                 fns["wmma_fused"] = lambda i: wmma_runs[i]()
             if baselines:
@@ -256,7 +276,8 @@ def run_suite(sizes, *, dtype: str = "f16", act: str = "none", bias_mode: str = 
         sustained = peak.ceiling(dtype, peak.measure([probe_name], sustain_s=peak.SUSTAIN_S), api=kernel)
         ceilings.append(sustained)
     summary = [summarize_size(size_rows, ceiling, sustained, family=kernel) for size_rows in per_size]
-    return {"rows": rows, "summary": summary, "ceiling_tflops": ceiling, "ceiling_sustained_tflops": sustained,
+    return {"rows": rows, "summary": summary, "out_dtype": out_dtype, "ceiling_tflops": ceiling,
+            "ceiling_sustained_tflops": sustained,
             "ceiling_probe": probe_name, "ceiling_label": peak.probe(probe_name).name,
             "ceiling_before_after": ceilings, "device": info}
 
@@ -324,6 +345,7 @@ def summarize_size(rows: list[dict], ceiling: float | None, sustained_ceiling: f
     fused_name, plain_name = suite_kernels(family)[:2]
     fused_row = by.get(fused_name, {})
     out = {"m": first["m"], "n": first["n"], "k": first["k"], "family": family,
+           "out_dtype": first.get("out_dtype", "f32"),
            "check": fused_row.get("status", "-"), "max_err": fused_row.get("max_err"),
            "rel_err": fused_row.get("rel_err"), "tile": fused_row.get("tile")}
     for name in suite_kernels(family) + (("wmma_fused",) if family != "wmma" else ()):

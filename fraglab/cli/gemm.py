@@ -14,6 +14,7 @@ import typer
 
 from ..errors import CheckFailed, InputError
 from ..gemm.epilogue import ACT_KINDS, BIAS_MODES, check_choice
+from ..gemm.validate import OUT_DTYPES
 
 DEFAULT_BENCH_SIZES = (1024, 2048, 4096, 8192)
 DEFAULT_CHECK_SIZES = (1000, 1024)
@@ -77,7 +78,9 @@ def gemm_command(
     n: Annotated[Optional[int], typer.Option("--n", help="Columns of B and D")] = None,
     k: Annotated[Optional[int], typer.Option("--k", help="Columns of A, rows of B")] = None,
     size: Annotated[Optional[str], typer.Option(help="Square sizes, comma-separated, e.g. 1024,2048,4096")] = None,
-    dtype: Annotated[str, typer.Option(help="--wmma input type: f16 | bf16 (f32 accumulation and output)")] = "f16",
+    dtype: Annotated[str, typer.Option(help="--wmma/--wgmma input type: f16 | bf16 (f32 accumulation)")] = "f16",
+    out_dtype: Annotated[str, typer.Option("--out-dtype", help="--wmma/--wgmma: type of D, f32 | f16 | bf16 (Z stays "
+                                           "f32; the check allows the 16-bit rounding)")] = "f32",
     act: Annotated[str, typer.Option(help="Activation: " + " | ".join(ACT_KINDS))] = "none",
     bias: Annotated[str, typer.Option(help="Bias: none | per_m (length M) | per_n (length N) | full (M x N)")] = "none",
     alpha: Annotated[float, typer.Option(help="Scale of A @ B")] = 1.0,
@@ -94,6 +97,7 @@ def gemm_command(
     """Run the GEMM with a fused epilogue: check it against float64 and/or benchmark it."""
     _choice(act, ACT_KINDS, "--act")
     _choice(bias, BIAS_MODES, "--bias")
+    _choice(out_dtype, OUT_DTYPES, "--out-dtype")
     if not check and not bench:
         check = True
     sizes = parse_sizes(size, m, n, k, DEFAULT_BENCH_SIZES if bench else DEFAULT_CHECK_SIZES)
@@ -121,6 +125,8 @@ def gemm_command(
         fail("--tile applies to --wmma only")
     elif dtype != "f16":
         fail("--dtype applies to --wmma; the SIMT ladder is float32")
+    elif out_dtype != "f32":
+        fail("--out-dtype applies to --wmma and --wgmma; the SIMT ladder writes float32")
 
     from .. import bench as benchmod
 
@@ -129,7 +135,7 @@ def gemm_command(
             from ..bench.wmma_suite import CHECK_COLUMNS, RATIO_COLUMNS, run_suite, summary_columns
             result = run_suite(sizes, dtype=dtype, act=act, bias_mode=bias, alpha=alpha, beta=beta,
                                leaky_slope=leaky_slope, save_z=save_z, check=check, bench=bench, tile=tile,
-                               progress=prog, kernel="wgmma" if wgmma else "wmma")
+                               progress=prog, kernel="wgmma" if wgmma else "wmma", out_dtype=out_dtype)
             rows = result["rows"]
         else:
             from ..bench.simt_ladder import run_ladder
@@ -140,8 +146,8 @@ def gemm_command(
                               beta=beta, save_z=save_z, alpha=alpha, leaky_slope=leaky_slope, progress=prog)
             result = {"rows": rows}
 
-    title = f"{('WGMMA ' if wgmma else 'WMMA ') + dtype if wmma else 'SIMT f32'} GEMM, act={act}, bias={bias}, beta={beta}" + \
-        (", save Z" if save_z else "")
+    title = (f"{('WGMMA ' if wgmma else 'WMMA ') + dtype if wmma else 'SIMT f32'} GEMM, "
+             f"D {out_dtype if wmma else 'f32'}, act={act}, bias={bias}, beta={beta}" + (", save Z" if save_z else ""))
     if wmma:
         if check:
             _print_table(rows, CHECK_COLUMNS, title + ": check against float64")
@@ -163,7 +169,8 @@ def gemm_command(
         except Exception:
             pass
         benchmod.save_json({"command": "gemm", "wmma": wmma,
-                            "kernel": ("wgmma" if wgmma else "wmma") if wmma else "simt", "dtype": dtype if wmma else "f32", "act": act,
+                            "kernel": ("wgmma" if wgmma else "wmma") if wmma else "simt", "dtype": dtype if wmma else "f32",
+                            "out_dtype": out_dtype, "act": act,
                             "bias": bias, "alpha": alpha, "beta": beta, "save_z": save_z, **result}, json_path)
     if plot is not None and bench:
         label = result.get("ceiling_label", "register-only WMMA")

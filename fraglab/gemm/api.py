@@ -1,7 +1,9 @@
-"""`fraglab.gemm`: D = act(alpha * A @ B (+ beta * C) (+ bias)) on CuPy arrays, in one kernel launch.
+"""`fraglab.gemm`: D = act(alpha * A @ B (+ beta * C) (+ bias)) on GPU arrays, in one kernel launch.
 
 One road for the library, the CLI and the benchmarks: validate (gemm/validate.py) -> plan (the kernel
 instantiation for this problem) -> launch. `prepare` does the first two and returns the bound launch.
+The one-shot call pays validation and planning every time, so both are kept cheap: CuPy arrays skip every
+conversion, plans and kernel specs are shared between calls of one signature, and no dtype name is looked up twice.
 """
 
 from __future__ import annotations
@@ -10,116 +12,242 @@ import warnings
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
-from .validate import (KERNELS, GemmArgumentError, GemmPlan, KernelFallback, check_matrix, is_aligned,
+from ..runtime import gpu
+from . import cast as gemm_cast
+from . import simt as gemm_simt
+from . import wgmma as gemm_wgmma
+from . import wmma as gemm_wmma
+from .validate import (KERNELS, OUT_DTYPES, GemmArgumentError, GemmPlan, KernelFallback, is_aligned, stream_handle,
                        tensor_core_kernel, validate_gemm_args)
-
-
-def _require_cupy(cp, **arrays: Any) -> None:
-    for name, x in arrays.items():
-        if x is not None and not isinstance(x, cp.ndarray):
-            raise GemmArgumentError(name, f"must be a CuPy array on the GPU, got {type(x).__module__}."
-                                          f"{type(x).__name__} (use cupy.asarray)")
 
 
 @dataclass
 class PreparedGemm:
-    """A validated, planned GEMM bound to its arrays; calling it launches the one kernel and returns D (or D, Z)."""
+    """A validated, planned GEMM bound to its arrays; calling it launches the one kernel (and, for a 16-bit D from
+    the WMMA or SIMT kernel, the cast) and returns D, or (D, Z) with save_z."""
 
     plan: GemmPlan
     kernel_spec: Any     # gemm.wmma.WmmaKernelSpec, gemm.wgmma.WgmmaKernelSpec, or the SIMT rung's name
-    d: Any
+    d: Any               # what the call returns: `out` when given, else a CuPy array (a torch tensor when A is one)
     z: Any
-    _launch: Callable[[Any], None]
+    _launch: Callable[[], None]
+    cast: bool = False   # D is computed in f32 and cast to out_dtype (one extra elementwise pass)
+
+    def __post_init__(self):
+        self._result = (self.d, self.z) if self.plan.save_z else self.d
 
     def __call__(self, stream=None):
-        self._launch(stream)
-        return (self.d, self.z) if self.plan.save_z else self.d
+        """Launch on `stream` (a CuPy Stream / ExternalStream, a torch.cuda.Stream, an int cudaStream_t; None:
+        CuPy's current stream)."""
+        if stream is None:
+            self._launch()
+        else:
+            with _cupy_stream(stream):
+                self._launch()
+        return self._result
 
 
 def prepare(a, b, *, c=None, bias=None, bias_mode: Optional[str] = None, act: str = "none", alpha: float = 1.0,
             beta: float = 0.0, leaky_slope: float = 0.01, save_z: bool = False, out=None, z_out=None,
-            kernel: str = "auto", input_dtype: Optional[str] = None, tile: Optional[str] = None) -> PreparedGemm:
+            kernel: str = "auto", input_dtype: Optional[str] = None, tile: Optional[str] = None,
+            out_dtype=None) -> PreparedGemm:
     """Validate (gemm/validate.py) and plan once; the returned PreparedGemm launches with no further checks
-    (what the benchmarks time). Arguments as for `gemm`; z_out: where Z goes (default: a new array)."""
-    from ..runtime import gpu
-
+    (what the benchmarks time). Arguments as for `gemm`; z_out: where Z goes (default: a new array). D, Z and the
+    f32 scratch of a cast are allocated here, from CuPy's pool on the current stream."""
     cp = gpu.cupy()  # GpuUnavailable, with the reason, when there is no usable GPU
-    _require_cupy(cp, a=a, b=b, c=c, bias=bias, out=out, z_out=z_out)
+    nd = cp.ndarray
+    a_in, out_in, z_in = a, out, z_out
+    if not (isinstance(a, nd) and isinstance(b, nd) and (c is None or isinstance(c, nd))
+            and (bias is None or isinstance(bias, nd)) and (out is None or isinstance(out, nd))
+            and (z_out is None or isinstance(z_out, nd))):
+        a, b, c, bias, out, z_out, input_dtype, out_dtype = _from_foreign(cp, a, b, c, bias, out, z_out, input_dtype,
+                                                                          out_dtype)
     plan = validate_gemm_args(a, b, c=c, bias=bias, bias_mode=bias_mode, act=act, alpha=alpha, beta=beta,
                               leaky_slope=leaky_slope, save_z=save_z, out=out, kernel=kernel,
-                              input_dtype=input_dtype)
-    d = out if out is not None else cp.empty((plan.m, plan.n), dtype=cp.float32)
+                              input_dtype=input_dtype, out_dtype=out_dtype, z_out=z_out)
+    m, n = plan.m, plan.n
+    d = out if out is not None else cp.empty((m, n), dtype=_d_dtype(cp, plan.out_dtype, a))
     z = None
     if plan.save_z:
-        if z_out is not None:
-            check_matrix(z_out, "z_out", (plan.m, plan.n))
-        z = z_out if z_out is not None else cp.empty((plan.m, plan.n), dtype=cp.float32)
+        z = z_out if z_out is not None else cp.empty((m, n), dtype=cp.float32)
     c_arg = c if plan.has_c else None
     bias_arg = bias if plan.bias_mode != "none" else None
     family = plan.kernel
-    if plan.kernel in ("wmma", "wgmma"):
-        pointers = tuple(x.data.ptr for x in (a, b, c_arg, bias_arg, d, z) if x is not None)
+    aligned = True
+    if family != "simt":
+        pointers = (a.data.ptr, b.data.ptr, d.data.ptr, c_arg.data.ptr if c_arg is not None else 0,
+                    bias_arg.data.ptr if bias_arg is not None else 0, z.data.ptr if z is not None else 0)
         requested = kernel
         if kernel == "auto" and tile is not None:  # a forced tile names its kernel (WMMA's names first, as before)
-            from .wmma import ALIGNED_TILES
-            requested = "wmma" if tile in ALIGNED_TILES else "wgmma"
-        family, notice = tensor_core_kernel(requested, _compute_capability(), plan.k, plan.n, pointers)
+            requested = "wmma" if tile in gemm_wmma.ALIGNED_TILES else "wgmma"
+        family, notice = tensor_core_kernel(requested, _compute_capability(), plan.k, n, pointers)
         if notice:
             warnings.warn(notice, KernelFallback, stacklevel=3)
-    if family == "wgmma":
-        from . import wgmma as gemm_wgmma
+        if family == "wmma":
+            aligned = is_aligned(plan.k, n, pointers)
+    spec = _spec(family, plan, tile, aligned)
+    cast = family != "wgmma" and plan.out_dtype != "f32"   # WMMA and SIMT store f32 only
+    d_kernel = cp.empty((m, n), dtype=cp.float32) if cast else d
+    launch = _launcher(family, spec, plan, a, b, d_kernel, c_arg, bias_arg, z, alpha, beta, leaky_slope)
+    if cast:
+        kernel_launch, out_dtype_code = launch, plan.out_dtype
 
-        if tile is not None and tile not in gemm_wgmma.ALL_TILES:
-            raise GemmArgumentError("tile", f"{tile!r} is not valid for wgmma: choose one of "
-                                            f"{', '.join(gemm_wgmma.ALL_TILES)}")
-        spec = gemm_wgmma.spec_for(plan.dtype, plan.m, plan.n, plan.k, act=plan.act, bias_mode=plan.bias_mode,
-                                   has_c=plan.has_c, save_z=plan.save_z, sm_count=_sm_count(), tile=tile)
-
-        def launch(stream):
-            gemm_wgmma.launch(spec, a, b, d, c=c_arg, bias=bias_arg, z=z, alpha=alpha, beta=beta,
-                              leaky_slope=leaky_slope, stream=stream, sm_count=_sm_count())
-    elif family == "wmma":
-        from . import wmma as gemm_wmma
-
-        if tile is not None and tile not in gemm_wmma.ALIGNED_TILES:
-            raise GemmArgumentError("tile", f"{tile!r} is not valid: choose one of "
-                                            f"{', '.join(gemm_wmma.ALIGNED_TILES)}")
-        pointers = tuple(x.data.ptr for x in (a, b, c_arg, bias_arg, d, z) if x is not None)
-        aligned = is_aligned(plan.k, plan.n, pointers)
-        spec = gemm_wmma.spec_for(plan.dtype, plan.m, plan.n, plan.k, act=plan.act, bias_mode=plan.bias_mode,
-                                  has_c=plan.has_c, save_z=plan.save_z, aligned=aligned,
-                                  sm_count=_sm_count(), tile=tile if aligned else None)
-
-        def launch(stream):
-            gemm_wmma.launch(spec, a, b, d, c=c_arg, bias=bias_arg, z=z, alpha=alpha, beta=beta,
-                             leaky_slope=leaky_slope, stream=stream)
-    else:
-        from . import simt as gemm_simt
-
-        spec = gemm_simt.choose_rung(plan.m, plan.n, plan.k)
-
-        def launch(stream):
-            gemm_simt.launch(spec, a, b, d, c=c_arg, bias=bias_arg, bias_mode=plan.bias_mode, act=plan.act,
-                             alpha=alpha, beta=beta, leaky_slope=leaky_slope, z=z, stream=stream)
-    return PreparedGemm(plan, spec, d, z, launch)
+        def launch():
+            kernel_launch()
+            gemm_cast.launch(d_kernel, d, out_dtype_code)   # same (current) stream: ordered after the GEMM
+    d_result, z_result = d, z
+    if out_in is not None:
+        d_result = out_in
+    elif a_in is not a and _is_torch(a_in):
+        d_result = _to_torch(d)
+    if z_in is not None and plan.save_z:
+        z_result = z_in
+    elif z is not None and a_in is not a and _is_torch(a_in):
+        z_result = _to_torch(z)
+    return PreparedGemm(plan, spec, d_result, z_result, launch, cast)
 
 
 def gemm(a, b, *, c=None, bias=None, bias_mode: Optional[str] = None, act: str = "none", alpha: float = 1.0,
          beta: float = 0.0, leaky_slope: float = 0.01, save_z: bool = False, out=None, kernel: str = "auto",
-         input_dtype: Optional[str] = None, tile: Optional[str] = None, stream=None):
-    """D = act(alpha * a @ b (+ beta * c) (+ bias)) in float32, one launch; returns D, or (D, Z) with save_z.
+         input_dtype: Optional[str] = None, tile: Optional[str] = None, stream=None, out_dtype=None):
+    """D = act(alpha * a @ b (+ beta * c) (+ bias)), one launch; returns D, or (D, Z) with save_z.
 
-    a (M, K) and b (K, N): row-major CuPy arrays, both float16 or both bfloat16 (tensor cores, WMMA) or
-    both float32 (SIMT ladder). c, bias, out: float32. bias_mode: none | per_m (M,) | per_n (N,) |
-    full (M, N); left as None it follows the bias (none, or per_n for 1-D, full for 2-D).
-    act: none relu leaky_relu gelu gelu_tanh silu sigmoid tanh. beta != 0 needs c; beta == 0 ignores c.
+    a (M, K) and b (K, N): row-major GPU arrays, both float16 or both bfloat16 (tensor cores) or both float32
+    (SIMT ladder): CuPy arrays, torch CUDA tensors, or any object with __cuda_array_interface__ or __dlpack__ on
+    the GPU (viewed without a copy; host arrays are refused by name). bf16 without a CuPy bfloat16 dtype: uint16
+    bit patterns with input_dtype="bf16" (a torch bfloat16 tensor is viewed so by itself).
+    c, bias, z: float32. bias_mode: none | per_m (M,) | per_n (N,) | full (M, N); left as None it follows the
+    bias (none, or per_n for 1-D, full for 2-D). act: none relu leaky_relu gelu gelu_tanh silu sigmoid tanh.
+    beta != 0 needs c; beta == 0 ignores c.
+    out_dtype: D's type, "f32" (default) | "f16" | "bf16" (also float32 / float16 / bfloat16, or a numpy, CuPy or
+    torch dtype); with `out` given, out's dtype decides and a different out_dtype is an error. The wgmma kernel
+    stores a 16-bit D itself; the WMMA kernel and the SIMT ladder compute into a float32 scratch and cast it (one
+    extra elementwise pass, on the same stream). A bf16 D is CuPy's bfloat16 where it has one, else uint16 bit
+    patterns (as the inputs: uint16 when they are).
+    Returns `out` when given; else a new CuPy array, or a torch tensor on the same memory when a is a torch tensor
+    (Z likewise, with z_out).
     kernel: auto (wgmma on sm_90 and wmma elsewhere for f16/bf16, simt for f32) | wgmma | wmma | simt; wgmma
     falls back to wmma with a KernelFallback warning where TMA cannot describe the operands. tile (benchmarks):
     force a wmma tile ("256x128", "128x64") or a wgmma tile (gemm.wgmma.ALL_TILES); default chosen by size.
+    stream: a CuPy Stream or ExternalStream, a torch.cuda.Stream, or an int cudaStream_t; None: CuPy's current
+    stream (torch's default stream and CuPy's are both the legacy default one unless either was changed). The
+    result's memory is allocated on that stream too.
     """
-    return prepare(a, b, c=c, bias=bias, bias_mode=bias_mode, act=act, alpha=alpha, beta=beta,
-                   leaky_slope=leaky_slope, save_z=save_z, out=out, kernel=kernel, input_dtype=input_dtype,
-                   tile=tile)(stream)
+    if stream is None:
+        return prepare(a, b, c=c, bias=bias, bias_mode=bias_mode, act=act, alpha=alpha, beta=beta,
+                       leaky_slope=leaky_slope, save_z=save_z, out=out, kernel=kernel, input_dtype=input_dtype,
+                       tile=tile, out_dtype=out_dtype)()
+    with _cupy_stream(stream):   # D, Z and the scratch come from the pool on this stream, and the launch goes there
+        return prepare(a, b, c=c, bias=bias, bias_mode=bias_mode, act=act, alpha=alpha, beta=beta,
+                       leaky_slope=leaky_slope, save_z=save_z, out=out, kernel=kernel, input_dtype=input_dtype,
+                       tile=tile, out_dtype=out_dtype)()
+
+
+# ---------------------------------------------------------------------------------------------
+# Planning helpers
+
+_SPECS: dict[tuple, Any] = {}   # (family, plan, tile, aligned) -> kernel spec: skips spec_for's checks per call
+_SPECS_LIMIT = 1024
+
+
+def _spec(family: str, plan: GemmPlan, tile: Optional[str], aligned: bool):
+    """The kernel spec for this plan (cached; the spec classes validate themselves when built)."""
+    key = (family, plan, tile, aligned)   # plans are interned by validate, so this hashes and compares cheaply
+    spec = _SPECS.get(key)
+    if spec is not None:
+        return spec
+    if family == "wgmma":
+        if tile is not None and tile not in gemm_wgmma.ALL_TILES:
+            raise GemmArgumentError("tile", f"{tile!r} is not valid for wgmma: choose one of "
+                                            f"{', '.join(gemm_wgmma.ALL_TILES)}")
+        spec = gemm_wgmma.spec_for(plan.dtype, plan.m, plan.n, plan.k, act=plan.act, bias_mode=plan.bias_mode,
+                                   has_c=plan.has_c, save_z=plan.save_z, sm_count=_sm_count(), tile=tile,
+                                   out_dtype=plan.out_dtype)
+    elif family == "wmma":
+        if tile is not None and tile not in gemm_wmma.ALIGNED_TILES:
+            raise GemmArgumentError("tile", f"{tile!r} is not valid: choose one of "
+                                            f"{', '.join(gemm_wmma.ALIGNED_TILES)}")
+        spec = gemm_wmma.spec_for(plan.dtype, plan.m, plan.n, plan.k, act=plan.act, bias_mode=plan.bias_mode,
+                                  has_c=plan.has_c, save_z=plan.save_z, aligned=aligned, sm_count=_sm_count(),
+                                  tile=tile if aligned else None)
+    else:
+        spec = gemm_simt.choose_rung(plan.m, plan.n, plan.k)
+    if len(_SPECS) >= _SPECS_LIMIT:
+        _SPECS.clear()
+    _SPECS[key] = spec
+    return spec
+
+
+def _launcher(family, spec, plan, a, b, d, c, bias, z, alpha, beta, leaky_slope) -> Callable[[], None]:
+    """The bound launch on CuPy's current stream (PreparedGemm enters the caller's stream around it)."""
+    if family == "wgmma":
+        sm_count = _sm_count()
+
+        def launch():
+            gemm_wgmma.launch(spec, a, b, d, c=c, bias=bias, z=z, alpha=alpha, beta=beta, leaky_slope=leaky_slope,
+                              sm_count=sm_count)
+    elif family == "wmma":
+        def launch():
+            gemm_wmma.launch(spec, a, b, d, c=c, bias=bias, z=z, alpha=alpha, beta=beta, leaky_slope=leaky_slope)
+    else:
+        bias_mode, act = plan.bias_mode, plan.act
+
+        def launch():
+            gemm_simt.launch(spec, a, b, d, c=c, bias=bias, bias_mode=bias_mode, act=act, alpha=alpha, beta=beta,
+                             leaky_slope=leaky_slope, z=z)
+    return launch
+
+
+def _d_dtype(cp, out_dtype: str, a):
+    """The array type of a new D: float32, float16, or for bf16 a's own type when a is bf16 (CuPy's bfloat16 or
+    uint16 bits), else CuPy's bfloat16 where it has one, else uint16 bits."""
+    if out_dtype == "f32":
+        return cp.float32
+    if out_dtype == "f16":
+        return cp.float16
+    a_dtype = a.dtype
+    if a_dtype.itemsize == 2 and a_dtype != cp.float16:
+        return a_dtype
+    return gemm_cast.bf16_dtype(cp) or cp.uint16
+
+
+def _from_foreign(cp, a, b, c, bias, out, z_out, input_dtype, out_dtype):
+    """Arguments that are not CuPy arrays, viewed as CuPy arrays (gemm/interop.py); a torch bf16 tensor viewed as
+    bits sets input_dtype (a, b) or out_dtype (out) to bf16."""
+    from .interop import to_cupy_all
+
+    views, bits = to_cupy_all(cp, {"a": a, "b": b, "c": c, "bias": bias, "out": out, "z_out": z_out})
+    if input_dtype is None and bits & {"a", "b"}:
+        input_dtype = "bf16"
+    if out_dtype is None and "out" in bits:
+        out_dtype = "bf16"
+    return (views["a"], views["b"], views["c"], views["bias"], views["out"], views["z_out"], input_dtype,
+            out_dtype)
+
+
+def _is_torch(x) -> bool:
+    from .interop import is_torch
+    return is_torch(x)
+
+
+def _to_torch(x):
+    from .interop import to_torch
+    return to_torch(x)
+
+
+_STREAM_TYPES: tuple = ()
+
+
+def _cupy_stream(stream):
+    """`stream=` as a CuPy stream (validate.stream_handle says what is accepted)."""
+    global _STREAM_TYPES
+    cp = gpu.cupy()
+    if not _STREAM_TYPES:
+        _STREAM_TYPES = (cp.cuda.Stream, cp.cuda.ExternalStream)
+    handle = stream_handle(stream, _STREAM_TYPES)
+    if isinstance(handle, int):
+        return cp.cuda.Stream.null if handle == 0 else cp.cuda.ExternalStream(handle)
+    return handle
 
 
 _SM_COUNT: Optional[int] = None
@@ -129,7 +257,6 @@ _COMPUTE_CAPABILITY: Optional[int] = None
 def _compute_capability() -> int:
     global _COMPUTE_CAPABILITY
     if _COMPUTE_CAPABILITY is None:
-        from ..runtime import gpu
         _COMPUTE_CAPABILITY = gpu.compute_capability()
     return _COMPUTE_CAPABILITY
 
@@ -137,9 +264,9 @@ def _compute_capability() -> int:
 def _sm_count() -> int:
     global _SM_COUNT
     if _SM_COUNT is None:
-        from ..runtime import gpu
         _SM_COUNT = int(gpu.device_info()["sm_count"])
     return _SM_COUNT
 
 
-__all__ = ["gemm", "prepare", "PreparedGemm", "validate_gemm_args", "GemmArgumentError", "GemmPlan", "KERNELS"]
+__all__ = ["gemm", "prepare", "PreparedGemm", "validate_gemm_args", "GemmArgumentError", "GemmPlan", "KERNELS",
+           "OUT_DTYPES"]

@@ -44,4 +44,11 @@ def epilogue_cpp(act: str, bias_mode: str, has_c: bool, save_z: bool) -> str:
 
 def bias_shape(bias_mode: str, m: int, n: int) -> Optional[tuple[int, ...]]:
     """Shape the bias must have: (M,) per_m, (N,) per_n, (M, N) full, None for none."""
-    return {"none": None, "per_m": (m,), "per_n": (n,), "full": (m, n)}[check_choice(bias_mode, BIAS_MODES, "bias_mode")]
+    if bias_mode == "per_n":   # branches, not a dict built per call: every fraglab.gemm call asks
+        return (n,)
+    if bias_mode == "per_m":
+        return (m,)
+    if bias_mode == "full":
+        return (m, n)
+    check_choice(bias_mode, BIAS_MODES, "bias_mode")
+    return None

@@ -1,13 +1,16 @@
-"""The one rule set for GEMM arguments, for every kernel (WMMA, SIMT, and the kernels to come): shapes, dtypes,
-contiguity, the epilogue names (checked here once) and the 16-byte alignment of the fast path.
+"""The one rule set for GEMM arguments, for every kernel (WMMA, SIMT, wgmma): shapes, dtypes, contiguity, the
+output type, the epilogue names (checked here once), the stream and the 16-byte alignment of the fast path.
 
 It needs no GPU: it reads only shapes, dtypes, contiguity and pointers, so it is tested on the CPU with
 numpy arrays standing in. Each bad argument gives one GemmArgumentError naming the argument and what is valid.
+It runs on every `fraglab.gemm` call, so it is written to be cheap (each dtype's name looked up once, plans
+shared between calls of one signature) without skipping a check.
 """
 
 from __future__ import annotations
 
 import math
+import operator
 from dataclasses import dataclass
 from typing import Optional
 
@@ -21,11 +24,19 @@ ALIGN_ELEMENTS = 8   # K and N multiples of 8 half-precision elements keep rows 
 def is_aligned(k: int, n: int, pointers: tuple[int, ...]) -> bool:
     """The 16-byte path needs K and N multiples of 8 (rows of A, B, C, D start 16-byte aligned) and
     every base pointer 16-byte aligned."""
-    return k % ALIGN_ELEMENTS == 0 and n % ALIGN_ELEMENTS == 0 and all(p % ALIGN_BYTES == 0 for p in pointers if p)
+    if k % ALIGN_ELEMENTS or n % ALIGN_ELEMENTS:
+        return False
+    for p in pointers:   # a loop, not all(genexpr): this runs on every call
+        if p % ALIGN_BYTES:
+            return False
+    return True
 
 
 KERNELS = ("auto", "wmma", "wgmma", "simt")
-_WMMA_DTYPES = {"float16": "f16", "bfloat16": "bf16"}
+_INPUT_DTYPES = {"float16": "f16", "bfloat16": "bf16", "float32": "f32"}
+OUT_DTYPES = ("f32", "f16", "bf16")   # D; Z is always f32
+_OUT_DTYPE_NAMES = {"f32": "f32", "float32": "f32", "f16": "f16", "float16": "f16", "bf16": "bf16", "bfloat16": "bf16"}
+_BF16_BITS = "uint16"                 # bf16 bit patterns, for CuPy builds without a bfloat16 dtype
 
 
 class GemmArgumentError(InputError):
@@ -47,33 +58,128 @@ class GemmPlan:
     bias_mode: str
     has_c: bool        # C is read only when beta != 0 (BLAS convention: beta == 0 ignores C, NaN included)
     save_z: bool
+    out_dtype: str = "f32"   # D: "f32" | "f16" | "bf16"
+
+
+_PLANS: dict[tuple, GemmPlan] = {}   # one frozen plan per signature (building one costs more than the lookup)
+_PLANS_LIMIT = 1024
+
+
+def _plan(*fields) -> GemmPlan:
+    plan = _PLANS.get(fields)
+    if plan is None:
+        if len(_PLANS) >= _PLANS_LIMIT:
+            _PLANS.clear()
+        plan = _PLANS[fields] = GemmPlan(*fields)
+    return plan
+
+
+_DTYPE_NAMES: dict = {}   # dtype object -> its name: numpy computes dtype.name in Python (~2 us a time)
+_DTYPE_NAMES_LIMIT = 64
 
 
 def _dtype_name(x) -> str:
-    return getattr(getattr(x, "dtype", None), "name", type(x).__name__)
+    dt = getattr(x, "dtype", None)
+    try:
+        return _DTYPE_NAMES[dt]
+    except (KeyError, TypeError):   # TypeError: an unhashable stand-in
+        name = getattr(dt, "name", type(x).__name__)
+        if dt is not None and isinstance(name, str) and len(_DTYPE_NAMES) < _DTYPE_NAMES_LIMIT:
+            try:
+                _DTYPE_NAMES[dt] = name
+            except TypeError:
+                pass
+        return name
 
 
-def _input_dtype(x, argument: str, input_dtype: Optional[str]) -> str:
-    name = _dtype_name(x)
-    if input_dtype == "bf16" and name == "uint16":
-        return "bf16"  # bf16 bit patterns, for CuPy builds without a bfloat16 dtype
-    if name in _WMMA_DTYPES:
-        return _WMMA_DTYPES[name]
-    if name == "float32":
-        return "f32"
+def _input_dtype(name: str, argument: str, input_dtype: Optional[str]) -> str:
+    code = _INPUT_DTYPES.get(name)
+    if code is not None:
+        return code
+    if input_dtype == "bf16" and name == _BF16_BITS:
+        return "bf16"
     raise GemmArgumentError(argument, f"dtype {name} is not supported: valid are float16, bfloat16 (tensor cores) "
                                       "and float32 (SIMT)")
 
 
-def check_matrix(x, argument: str, shape: tuple[int, ...], dtype: str = "float32") -> None:
-    if not hasattr(x, "shape") or not hasattr(x, "dtype"):
-        raise GemmArgumentError(argument, f"must be an array, got {type(x).__name__}")
-    if tuple(x.shape) != shape:
-        raise GemmArgumentError(argument, f"has shape {tuple(x.shape)}; expected {shape}")
-    if _dtype_name(x) != dtype:
+def check_matrix(x, argument: str, shape: tuple[int, ...], dtype: Optional[str] = "float32") -> None:
+    """x has this shape, this dtype (None: any, checked by the caller) and is C-contiguous."""
+    try:
+        x_shape, flags = x.shape, x.flags
+        x.dtype
+    except AttributeError:
+        raise GemmArgumentError(argument, f"must be an array, got {type(x).__name__}") from None
+    if tuple(x_shape) != shape:
+        raise GemmArgumentError(argument, f"has shape {tuple(x_shape)}; expected {shape}")
+    if dtype is not None and _dtype_name(x) != dtype:
         raise GemmArgumentError(argument, f"has dtype {_dtype_name(x)}; expected {dtype}")
-    if not x.flags.c_contiguous:
+    if not flags.c_contiguous:
         raise GemmArgumentError(argument, "must be C-contiguous (row-major); pass cupy.ascontiguousarray(...)")
+
+
+def _foreign_dtype_name(value) -> Optional[str]:
+    """'float16' for numpy.float16, numpy.dtype('float16'), cupy.float16 or torch.float16; None if not a dtype."""
+    text = str(value)
+    if text.startswith("torch."):
+        return text[len("torch."):]
+    try:
+        import numpy as np
+
+        return np.dtype(value).name
+    except Exception:   # numpy raises TypeError (and more) for what is not a dtype
+        return None
+
+
+def resolve_out_dtype(out_dtype=None, out=None, input_dtype: Optional[str] = None) -> str:
+    """D's type, "f32" | "f16" | "bf16". out_dtype: f32 f16 bf16 float32 float16 bfloat16, or a numpy / CuPy /
+    torch dtype; None: f32, or out's type. When out is given its dtype decides, and an out_dtype saying otherwise
+    is an error naming out_dtype. A uint16 out holds bf16 bit patterns when out_dtype or input_dtype says 'bf16'."""
+    wanted = None
+    if out_dtype is not None:
+        wanted = _OUT_DTYPE_NAMES.get(out_dtype if type(out_dtype) is str else _foreign_dtype_name(out_dtype))
+        if wanted is None:
+            raise GemmArgumentError("out_dtype", f"{out_dtype!r} is not valid: choose one of f32, f16, bf16 "
+                                                 "(or float32, float16, bfloat16)")
+    if out is None:
+        return wanted or "f32"
+    name = _dtype_name(out)
+    have = _INPUT_DTYPES.get(name)
+    if have is None and name == _BF16_BITS:
+        if wanted not in (None, "bf16"):
+            raise GemmArgumentError("out_dtype", f"{out_dtype!r} contradicts out's dtype uint16 (bf16 bit patterns "
+                                                 "at most): leave out_dtype unset or pass a matching out")
+        if wanted == "bf16" or input_dtype == "bf16":
+            have = "bf16"
+    if have is None:
+        raise GemmArgumentError("out", f"has dtype {name}; D can be float32, float16 or bfloat16 (a uint16 array "
+                                       "of bf16 bit patterns with out_dtype='bf16')")
+    if wanted is not None and wanted != have:
+        raise GemmArgumentError("out_dtype", f"{out_dtype!r} contradicts out's dtype {name}: leave out_dtype unset "
+                                             f"(D is then {have}) or pass an out of that type")
+    return have
+
+
+def stream_handle(stream, stream_types: tuple = ()):
+    """What `stream=` names: None (CuPy's current stream) or an instance of `stream_types` (CuPy's Stream and
+    ExternalStream) as they are; else the cudaStream_t, an int, of an int >= 0, of a torch.cuda.Stream
+    (`.cuda_stream`) or of an object with `__cuda_stream__` (the CUDA stream protocol: (version, handle))."""
+    if stream is None or isinstance(stream, stream_types):
+        return stream
+    handle = stream
+    try:
+        if hasattr(stream, "__cuda_stream__"):
+            handle = stream.__cuda_stream__()[1]
+        elif hasattr(stream, "cuda_stream"):
+            handle = stream.cuda_stream
+        if not isinstance(handle, bool):
+            handle = operator.index(handle)
+    except Exception:
+        pass
+    if type(handle) is not int or handle < 0:
+        raise GemmArgumentError("stream", f"must be a CuPy Stream or ExternalStream, a torch.cuda.Stream, an object "
+                                          f"with __cuda_stream__, or a cudaStream_t handle (an int >= 0); got "
+                                          f"{stream!r}")
+    return handle
 
 
 class KernelFallback(UserWarning):
@@ -98,41 +204,60 @@ def tensor_core_kernel(requested: str, compute_capability: int, k: int, n: int,
                     f"aligned arrays (TMA); K={k}, N={n}: running the WMMA kernel")
 
 
+def _finite(argument: str, value) -> None:
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
+        raise GemmArgumentError(argument, f"must be a finite number, got {value!r}")
+
+
+def _check_operand(x, argument: str):
+    """(shape, dtype name) of a or b: a 2-D, non-empty, C-contiguous array."""
+    try:
+        shape, flags = x.shape, x.flags
+    except AttributeError:
+        raise GemmArgumentError(argument, f"must be a CuPy array, got {type(x).__name__}") from None
+    if not hasattr(x, "dtype"):
+        raise GemmArgumentError(argument, f"must be a CuPy array, got {type(x).__name__}")
+    if len(shape) != 2:
+        raise GemmArgumentError(argument, f"must be 2-D, got shape {tuple(shape)}")
+    if shape[0] < 1 or shape[1] < 1:
+        raise GemmArgumentError(argument, f"has an empty dimension: shape {tuple(shape)}")
+    if not flags.c_contiguous:
+        raise GemmArgumentError(argument, "must be C-contiguous (row-major); pass cupy.ascontiguousarray(...)")
+    return shape, _dtype_name(x)
+
+
 def validate_gemm_args(a, b, *, c=None, bias=None, bias_mode: Optional[str] = None, act: str = "none",
                        alpha: float = 1.0, beta: float = 0.0, leaky_slope: float = 0.01, save_z: bool = False,
-                       out=None, kernel: str = "auto", input_dtype: Optional[str] = None) -> GemmPlan:
-    """Check every argument; return the resolved plan or raise GemmArgumentError naming the culprit."""
+                       out=None, kernel: str = "auto", input_dtype: Optional[str] = None,
+                       out_dtype=None, z_out=None) -> GemmPlan:
+    """Check every argument; return the resolved plan or raise GemmArgumentError naming the culprit.
+    out_dtype: see `resolve_out_dtype`; z_out (read only with save_z): an (M, N) float32 array for Z."""
     if kernel not in KERNELS:
         raise GemmArgumentError("kernel", f"{kernel!r} is not valid: choose one of {', '.join(KERNELS)}")
     if act not in ACT_KINDS:
         raise GemmArgumentError("act", f"{act!r} is not valid: choose one of {', '.join(ACT_KINDS)}")
-    if input_dtype not in (None, "bf16"):
+    if input_dtype is not None and input_dtype != "bf16":
         raise GemmArgumentError("input_dtype", f"{input_dtype!r} is not valid: None (from a's dtype) or 'bf16'")
-    for name, value in (("alpha", alpha), ("beta", beta), ("leaky_slope", leaky_slope)):
-        if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(float(value)):
-            raise GemmArgumentError(name, f"must be a finite number, got {value!r}")
-    for name, x in (("a", a), ("b", b)):
-        if not hasattr(x, "shape") or not hasattr(x, "dtype"):
-            raise GemmArgumentError(name, f"must be a CuPy array, got {type(x).__name__}")
-        if len(x.shape) != 2:
-            raise GemmArgumentError(name, f"must be 2-D, got shape {tuple(x.shape)}")
-        if min(x.shape) < 1:
-            raise GemmArgumentError(name, f"has an empty dimension: shape {tuple(x.shape)}")
-        if not x.flags.c_contiguous:
-            raise GemmArgumentError(name, "must be C-contiguous (row-major); pass cupy.ascontiguousarray(...)")
-    m, k = a.shape
-    k_b, n = b.shape
+    # x - x == 0 exactly for finite floats (inf - inf and NaN give NaN): the common case without a call
+    if not (type(alpha) is float and alpha - alpha == 0.0):
+        _finite("alpha", alpha)
+    if not (type(beta) is float and beta - beta == 0.0):
+        _finite("beta", beta)
+    if not (type(leaky_slope) is float and leaky_slope - leaky_slope == 0.0):
+        _finite("leaky_slope", leaky_slope)
+    (m, k), a_name = _check_operand(a, "a")
+    (k_b, n), b_name = _check_operand(b, "b")
     if k_b != k:
         raise GemmArgumentError("b", f"shape {tuple(b.shape)} does not chain with a {tuple(a.shape)}: "
                                      f"b needs {k} rows")
-    dtype = _input_dtype(a, "a", input_dtype)
-    if _input_dtype(b, "b", input_dtype) != dtype:
-        raise GemmArgumentError("b", f"dtype {_dtype_name(b)} differs from a's {_dtype_name(a)}")
+    dtype = _input_dtype(a_name, "a", input_dtype)
+    if _input_dtype(b_name, "b", input_dtype) != dtype:
+        raise GemmArgumentError("b", f"dtype {b_name} differs from a's {a_name}")
     if kernel == "auto":
         kernel = "simt" if dtype == "f32" else "wmma"
-    if kernel in ("wmma", "wgmma") and dtype == "f32":
+    elif dtype == "f32" and kernel != "simt":
         raise GemmArgumentError("a", f"kernel {kernel!r} takes float16 or bfloat16 inputs; use kernel='simt' for float32")
-    if kernel == "simt" and dtype != "f32":
+    elif kernel == "simt" and dtype != "f32":
         raise GemmArgumentError("a", "kernel 'simt' takes float32 inputs; use kernel='wmma', 'wgmma' or 'auto' for "
                                      "float16/bfloat16")
 
@@ -140,10 +265,11 @@ def validate_gemm_args(a, b, *, c=None, bias=None, bias_mode: Optional[str] = No
         bias_mode = "none" if bias is None else ("per_n" if len(getattr(bias, "shape", ())) == 1 else "full")
     if bias_mode not in BIAS_MODES:
         raise GemmArgumentError("bias_mode", f"{bias_mode!r} is not valid: choose one of {', '.join(BIAS_MODES)}")
-    shape = bias_shape(bias_mode, m, n)
-    if shape is None and bias is not None:
-        raise GemmArgumentError("bias", "given, but bias_mode is 'none': pass bias_mode='per_m', 'per_n' or 'full'")
-    if shape is not None:
+    if bias_mode == "none":
+        if bias is not None:
+            raise GemmArgumentError("bias", "given, but bias_mode is 'none': pass bias_mode='per_m', 'per_n' or 'full'")
+    else:
+        shape = bias_shape(bias_mode, m, n)
         if bias is None:
             raise GemmArgumentError("bias", f"bias_mode {bias_mode!r} needs a float32 bias of shape {shape}")
         check_matrix(bias, "bias", shape)
@@ -153,8 +279,13 @@ def validate_gemm_args(a, b, *, c=None, bias=None, bias_mode: Optional[str] = No
     if c is not None:
         check_matrix(c, "c", (m, n))
     if out is not None:
-        check_matrix(out, "out", (m, n))
+        check_matrix(out, "out", (m, n), dtype=None)
         for name, other in (("a", a), ("b", b), ("bias", bias)):
             if other is not None and other is out:
                 raise GemmArgumentError("out", f"must not be the same array as {name}")
-    return GemmPlan(kernel, dtype, m, n, k, act, bias_mode, c is not None and beta != 0, bool(save_z))
+    if save_z and z_out is not None:
+        check_matrix(z_out, "z_out", (m, n))
+        if z_out is out:
+            raise GemmArgumentError("z_out", "must not be the same array as out")
+    out_code = "f32" if out_dtype is None and out is None else resolve_out_dtype(out_dtype, out, input_dtype)
+    return _plan(kernel, dtype, m, n, k, act, bias_mode, c is not None and beta != 0, bool(save_z), out_code)

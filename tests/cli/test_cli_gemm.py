@@ -26,6 +26,9 @@ def _run(*args):
     (("gemm", "--tile", "64x64"), "invalid --tile '64x64'"),
     (("gemm", "--simt", "--tile", "128x64"), "--tile applies to --wmma"),
     (("gemm", "--bench", "--plot", "out.txt"), "invalid --plot"),
+    (("gemm", "--out-dtype", "f64"), "invalid --out-dtype 'f64': valid choices are f32, f16, bf16"),
+    (("gemm", "--wgmma", "--out-dtype", "float16"), "invalid --out-dtype 'float16'"),
+    (("gemm", "--simt", "--out-dtype", "f16"), "--out-dtype applies to --wmma and --wgmma"),
     (("peak", "--probe", "wgmma"), "invalid --probe 'wgmma'"),
     (("peak", "--iters", "0"), "invalid --iters 0"),
     (("peak", "--sustain", "-1"), "invalid --sustain -1.0"),
@@ -159,3 +162,22 @@ def test_without_a_gpu_the_one_line_is_all_that_is_printed(no_gpu):
         res = _run(*args)
         assert res.exit_code == 1 and res.output.startswith("fraglab: error: no usable GPU"), args
         assert len(res.output.strip().splitlines()) == 1, args
+
+
+@pytest.mark.parametrize("family", ["--wmma", "--wgmma"])
+def test_out_dtype_reaches_the_suite_the_title_and_the_json(monkeypatch, tmp_path, family):
+    from fraglab.bench import wmma_suite
+    from fraglab.runtime import gpu
+
+    seen = {}
+    monkeypatch.setattr(wmma_suite, "run_suite", lambda sizes, **kw: seen.update(kw) or FAKE)
+    monkeypatch.setattr(gpu, "cupy", lambda: object())
+    monkeypatch.setattr(gpu, "compute_capability", lambda: 90)
+    res = _run("gemm", family, "--size", "64", "--dtype", "bf16", "--out-dtype", "bf16", "--json",
+               str(tmp_path / "r.json"))
+    assert res.exit_code == 0, res.output
+    assert seen["out_dtype"] == "bf16" and seen["kernel"] == family[2:]
+    assert "GEMM, D bf16, act=none" in res.output.replace("\n", " ")
+    assert json.loads((tmp_path / "r.json").read_text())["out_dtype"] == "bf16"
+    _run("gemm", family, "--size", "64")
+    assert seen["out_dtype"] == "f32"   # the default

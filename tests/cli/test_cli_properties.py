@@ -40,7 +40,8 @@ COMMAND_OPTIONS = {
                "--lane": ["0", "5", "31", "127", "128", "-1"], "--color-by": ["lane", "slot", "register", "warp"]},
     "list": {"--api": SELECTION["--api"], "--format": ["table", "json", "csv"]},
     "gemm": {"--size": ["1", "64", "0", "-3", "x"], "--act": ["none", "relu", "gelu", "silu", "bogus"],
-             "--bias": ["none", "per_n", "per_m", "bogus"], "--dtype": ["f16", "bf16", "f32", "e4m3"]},
+             "--bias": ["none", "per_n", "per_m", "bogus"], "--dtype": ["f16", "bf16", "f32", "e4m3"],
+             "--out-dtype": ["f32", "f16", "bf16", "f64"]},
 }
 if "export" in [c.name for c in app.registered_commands]:
     COMMAND_OPTIONS["export"] = {**SELECTION, "--to": ["cute", "triton", "header", "latex"],

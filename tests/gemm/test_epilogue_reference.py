@@ -156,3 +156,63 @@ def test_check_result_rejects_unknown_dtype_and_shape_mismatch():
     with pytest.raises(ValueError, match="valid choices"):
         check_result(np.ones(2), np.ones(2), "f64")
     assert check_result(np.ones((2, 2)), np.ones((2, 3)), "f16")[0] is False
+
+
+# ---- a 16-bit D: one more rounding, and f16's overflow to infinity
+
+def _bf16(x):
+    """float64 -> nearest-even bf16, back in float64 (as the cast kernel and the wgmma store round)."""
+    bits = np.asarray(x, np.float32).view(np.uint32).astype(np.uint64)
+    bits = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) << 16
+    return bits.astype(np.uint32).view(np.float32).astype(np.float64)
+
+
+def test_a_d_rounded_to_f16_passes_only_as_f16():
+    ref = np.random.default_rng(0).uniform(-1, 1, 512) * np.geomspace(1e-3, 1e3, 512)
+    d = ref.astype(np.float16).astype(np.float64)
+    assert not check_result(d, ref, "f32")[0]                   # SIMT's 1e-4 is tighter than f16's rounding
+    ok, _, rel = check_result(d, ref, "f32", out_dtype="f16")
+    assert ok and rel == 0.0                                     # nothing beyond one rounding
+
+
+def test_a_d_rounded_to_bf16_passes_only_as_bf16():
+    ref = np.random.default_rng(1).uniform(-1, 1, 512)
+    d = _bf16(ref)
+    assert not check_result(d, ref, "f16")[0]                   # 2^-8 rounding exceeds the 1e-3 tolerance
+    assert check_result(d, ref, "f16", out_dtype="bf16")[0]
+    assert not check_result(d, ref, "f16", out_dtype="f16")[0]   # bf16's rounding is not f16's
+
+
+@pytest.mark.parametrize("out_dtype", ["f16", "bf16"])
+def test_a_wrong_16_bit_value_still_fails(out_dtype):
+    ref = np.random.default_rng(2).uniform(-1, 1, 256)
+    d = ref.astype(np.float16).astype(np.float64) if out_dtype == "f16" else _bf16(ref)
+    i = int(np.argmax(np.abs(ref)))
+    d[i] = ref[i] * (1 + 4 * (2.0 ** -11 if out_dtype == "f16" else 2.0 ** -8))   # four roundings off
+    assert not check_result(d, ref, "f16", out_dtype=out_dtype)[0]
+    d[i] = np.nan                                                  # unwritten
+    ok, max_abs, _ = check_result(d, ref, "f16", out_dtype=out_dtype)
+    assert not ok and math.isinf(max_abs)
+
+
+def test_f16_overflow_to_infinity_is_ieee_not_a_failure():
+    ref = np.array([70000.0, -1e5, 65519.0, 1.0])
+    with np.errstate(over="ignore"):
+        d = ref.astype(np.float16).astype(np.float64)             # inf, -inf, 65504, 1
+    assert np.isinf(d[:2]).all() and d[2] == 65504.0
+    assert check_result(d, ref, "f16", out_dtype="f16")[0]
+    assert not check_result(d, ref, "f16")[0]                     # as f32, an infinity is wrong
+    assert not check_result(np.array([np.inf, np.inf, 65504.0, 1.0]), ref, "f16", out_dtype="f16")[0]  # sign
+    assert not check_result(np.array([np.inf, 1.0]), np.array([60000.0, 1.0]), "f16", out_dtype="f16")[0]
+
+
+def test_f16_subnormal_rounding_is_allowed():
+    ref = np.random.default_rng(3).uniform(1e-7, 3e-7, 64)           # below 2^-14: f16 subnormals
+    d = ref.astype(np.float16).astype(np.float64)
+    assert check_result(d, ref, "f16", out_dtype="f16")[0]
+    assert not check_result(d + 2.0 ** -24, ref, "f16", out_dtype="f16")[0]   # a whole subnormal step more
+
+
+def test_check_result_rejects_an_unknown_out_dtype():
+    with pytest.raises(ValueError, match="out_dtype"):
+        check_result(np.ones(2), np.ones(2), "f16", out_dtype="f8")

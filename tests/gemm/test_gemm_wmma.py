@@ -135,7 +135,7 @@ def test_bf16_inputs_are_recognised():
     (dict(kernel="simt"), "a", "float32"),
     (dict(a=np.ones((4, 8), np.float32), b=np.ones((8, 6), np.float32), kernel="wmma"), "a", "float16"),
     (dict(alpha=float("nan")), "alpha", "finite"),
-    (dict(out=np.ones((4, 6), np.float16)), "out", "float32"),
+    (dict(out=np.ones((4, 6), np.float64)), "out", "float32"),   # float16 is a valid D now (out_dtype)
     (dict(out=np.ones((4, 6), np.float32).T), "out", "shape"),
     (dict(input_dtype="fp8"), "input_dtype", "bf16"),
 ])

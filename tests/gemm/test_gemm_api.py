@@ -1,0 +1,544 @@
+"""fraglab.gemm's public call on the CPU: out_dtype, the f32-then-cast road of the WMMA and SIMT kernels, stream=,
+arrays that are not CuPy's (torch, __cuda_array_interface__, DLPack) and host arrays refused by name.
+
+No GPU: numpy arrays with a `.data.ptr` stand in for CuPy arrays, a small namespace stands in for CuPy, and the
+launchers are replaced by recorders, so what `prepare` plans and in which order (and on which stream) the
+launches go is visible. The kernels themselves are tested on the GPU (test_gemm_api_gpu.py).
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+
+import numpy as np
+import pytest
+
+from fraglab.gemm import api, cast
+from fraglab.gemm import simt as gemm_simt
+from fraglab.gemm import wgmma as gemm_wgmma
+from fraglab.gemm import wmma as gemm_wmma
+from fraglab.gemm.validate import GemmArgumentError, resolve_out_dtype, stream_handle, validate_gemm_args
+from fraglab.runtime import gpu
+
+
+# ---------------------------------------------------------------------------------------------
+# A CuPy stand-in
+
+class _Mem:
+    __slots__ = ("ptr",)
+
+    def __init__(self, ptr):
+        self.ptr = ptr
+
+
+class DeviceArray(np.ndarray):
+    """A numpy array posing as a CuPy one: `.data.ptr` is its address."""
+
+    @property
+    def data(self):
+        return _Mem(self.__array_interface__["data"][0])
+
+    def get(self):
+        return np.asarray(self)
+
+
+def device(x) -> DeviceArray:
+    return np.ascontiguousarray(x).view(DeviceArray)
+
+
+class FakeStream:
+    """Records entering and leaving; `events` is shared with the fake CuPy."""
+
+    def __init__(self, events, name="stream"):
+        self.events, self.name = events, name
+
+    def __enter__(self):
+        self.events.append(f"enter {self.name}")
+        return self
+
+    def __exit__(self, *exc):
+        self.events.append(f"exit {self.name}")
+        return False
+
+
+def make_fake_cupy(events):
+    class Stream(FakeStream):
+        pass
+
+    class ExternalStream(FakeStream):
+        def __init__(self, handle):
+            super().__init__(events, f"external {handle}")
+            self.handle = handle
+
+    Stream.null = Stream(events, "null")
+
+    def empty(shape, dtype):
+        events.append(f"empty {np.dtype(dtype).name}")
+        return np.empty(shape, dtype).view(DeviceArray)
+
+    def asarray(x):
+        events.append("asarray")
+        return device(x.host)
+
+    def from_dlpack(x):
+        events.append("from_dlpack")
+        return device(x.host)
+
+    return types.SimpleNamespace(ndarray=DeviceArray, float32=np.float32, float16=np.float16, uint16=np.uint16,
+                                 int16=np.int16, empty=empty, asarray=asarray, from_dlpack=from_dlpack,
+                                 zeros=np.zeros, cuda=types.SimpleNamespace(Stream=Stream, ExternalStream=ExternalStream))
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    """CuPy replaced by the stand-in on an sm_90 with 132 SMs; launches recorded in `fake.events`."""
+    events = []
+    cp = make_fake_cupy(events)
+    monkeypatch.setattr(gpu, "_CUPY", cp)
+    monkeypatch.setattr(api, "_COMPUTE_CAPABILITY", 90)
+    monkeypatch.setattr(api, "_SM_COUNT", 132)
+    monkeypatch.setattr(api, "_SPECS", {})
+    monkeypatch.setattr(api, "_STREAM_TYPES", ())
+    monkeypatch.setattr(cast, "_BF16", None)   # this stand-in has no bfloat16: bf16 travels as uint16 bits
+    launched = []
+
+    def recorder(name):
+        def launch(*args, **kwargs):
+            events.append(name)
+            launched.append((name, args, kwargs))
+        return launch
+
+    monkeypatch.setattr(gemm_wgmma, "launch", recorder("wgmma"))
+    monkeypatch.setattr(gemm_wmma, "launch", recorder("wmma"))
+    monkeypatch.setattr(gemm_simt, "launch", recorder("simt"))
+    monkeypatch.setattr(cast, "launch", lambda x, y, out_dtype: (events.append(f"cast {out_dtype}"),
+                                                                 launched.append(("cast", (x, y, out_dtype), {}))))
+    return types.SimpleNamespace(cp=cp, events=events, launched=launched)
+
+
+def _ab(m=64, k=32, n=48, dtype=np.float16):
+    rng = np.random.default_rng(0)
+    return device(rng.uniform(-1, 1, (m, k)).astype(dtype)), device(rng.uniform(-1, 1, (k, n)).astype(dtype))
+
+
+# ---------------------------------------------------------------------------------------------
+# out_dtype: the one validator
+
+@pytest.mark.parametrize("value,expected", [
+    (None, "f32"), ("f32", "f32"), ("float32", "f32"), ("f16", "f16"), ("float16", "f16"), ("bf16", "bf16"),
+    ("bfloat16", "bf16"), (np.float16, "f16"), (np.dtype("float32"), "f32"),
+])
+def test_out_dtype_names_resolve(value, expected):
+    a, b = _ab(8, 8, 8)
+    assert validate_gemm_args(a, b, out_dtype=value).out_dtype == expected
+
+
+def test_a_torch_dtype_resolves_without_torch():
+    class TorchDtype:      # str(torch.bfloat16) == "torch.bfloat16"
+        def __str__(self):
+            return "torch.bfloat16"
+
+    assert resolve_out_dtype(TorchDtype()) == "bf16"
+
+
+@pytest.mark.parametrize("value", ["f64", "fp8", "F16", "half", np.float64, 3, object()])
+def test_a_bad_out_dtype_is_named_with_the_choices(value):
+    a, b = _ab(8, 8, 8)
+    with pytest.raises(GemmArgumentError) as info:
+        validate_gemm_args(a, b, out_dtype=value)
+    assert info.value.argument == "out_dtype" and "f32, f16, bf16" in str(info.value)
+
+
+@pytest.mark.parametrize("out_dtype,out,kw,expected", [
+    (None, np.float16, {}, "f16"),                         # out decides
+    ("float16", np.float16, {}, "f16"),                    # agreeing names are fine
+    (None, np.float32, {}, "f32"),
+    ("bf16", np.uint16, {}, "bf16"),                       # bf16 bit patterns, said by out_dtype
+    (None, np.uint16, {"input_dtype": "bf16"}, "bf16"),     # ... or by bits inputs
+])
+def test_out_decides_the_output_type(out_dtype, out, kw, expected):
+    a, b = _ab(8, 8, 8, np.uint16 if kw else np.float16)
+    plan = validate_gemm_args(a, b, out=np.zeros((8, 8), out), out_dtype=out_dtype, **kw)
+    assert plan.out_dtype == expected
+
+
+@pytest.mark.parametrize("out_dtype,out,argument,fragment", [
+    ("bf16", np.float16, "out_dtype", "contradicts out's dtype float16"),
+    ("f16", np.float32, "out_dtype", "contradicts out's dtype float32"),
+    ("f16", np.uint16, "out_dtype", "contradicts out's dtype uint16"),
+    (None, np.uint16, "out", "out_dtype='bf16'"),          # uint16 alone says nothing
+    (None, np.float64, "out", "float32, float16 or bfloat16"),
+    ("f32", np.float64, "out", "float32, float16 or bfloat16"),
+])
+def test_a_contradicting_or_bad_out_is_named(out_dtype, out, argument, fragment):
+    a, b = _ab(8, 8, 8)
+    with pytest.raises(GemmArgumentError) as info:
+        validate_gemm_args(a, b, out=np.zeros((8, 8), out), out_dtype=out_dtype)
+    assert info.value.argument == argument and fragment in str(info.value)
+
+
+def test_z_out_is_checked_by_the_one_validator():
+    a, b = _ab(8, 8, 8)
+    with pytest.raises(GemmArgumentError) as info:
+        validate_gemm_args(a, b, save_z=True, z_out=np.zeros((8, 8), np.float16))
+    assert info.value.argument == "z_out" and "float32" in str(info.value)
+    out = np.zeros((8, 8), np.float32)
+    with pytest.raises(GemmArgumentError, match="same array as out"):
+        validate_gemm_args(a, b, save_z=True, out=out, z_out=out)
+    assert validate_gemm_args(a, b, save_z=False, z_out=np.zeros((8, 8), np.float16)).save_z is False  # unused
+
+
+def test_plans_of_one_signature_are_shared_and_immutable():
+    a, b = _ab(8, 8, 8)
+    first, second = validate_gemm_args(a, b, act="relu"), validate_gemm_args(a, b, act="relu")
+    assert first is second and validate_gemm_args(a, b, act="gelu") is not first
+    with pytest.raises(Exception):
+        first.act = "gelu"
+
+
+# ---------------------------------------------------------------------------------------------
+# stream=
+
+class _TorchStream:
+    def __init__(self, handle):
+        self.cuda_stream = handle
+
+
+class _ProtocolStream:
+    def __cuda_stream__(self):
+        return (0, 77)
+
+
+class _CupyLike:
+    pass
+
+
+@pytest.mark.parametrize("stream,expected", [
+    (None, None), (0, 0), (12345, 12345), (np.int64(7), 7), (_TorchStream(99), 99), (_ProtocolStream(), 77),
+])
+def test_stream_handles(stream, expected):
+    assert stream_handle(stream, (_CupyLike,)) == expected
+
+
+def test_a_cupy_stream_passes_as_it_is():
+    s = _CupyLike()
+    assert stream_handle(s, (_CupyLike,)) is s
+
+
+@pytest.mark.parametrize("stream", [-1, True, 1.5, "default", object(), _TorchStream(None), _TorchStream(-3)])
+def test_a_bad_stream_is_named(stream):
+    with pytest.raises(GemmArgumentError) as info:
+        stream_handle(stream, (_CupyLike,))
+    assert info.value.argument == "stream" and "torch.cuda.Stream" in str(info.value)
+
+
+# ---------------------------------------------------------------------------------------------
+# What prepare plans: the kernel, D's type, and the cast of the kernels that store f32
+
+def _launched(fake):
+    return [name for name, _, _ in fake.launched]
+
+
+@pytest.mark.parametrize("out_dtype", ["f16", "bf16"])
+def test_wgmma_stores_16_bit_d_itself(fake, out_dtype):
+    a, b = _ab()
+    run = api.prepare(a, b, act="relu", out_dtype=out_dtype)
+    assert isinstance(run.kernel_spec, gemm_wgmma.WgmmaKernelSpec) and run.kernel_spec.out_dtype == out_dtype
+    assert not run.cast and run.d.dtype == {"f16": np.float16, "bf16": np.uint16}[out_dtype]
+    assert run() is run.d
+    assert _launched(fake) == ["wgmma"] and fake.launched[0][1][3] is run.d   # the kernel writes D itself
+
+
+@pytest.mark.parametrize("kernel,dtype,out_dtype,family", [
+    ("wmma", np.float16, "f16", "wmma"), ("wmma", np.float16, "bf16", "wmma"),
+    ("simt", np.float32, "f16", "simt"), ("auto", np.float32, "bf16", "simt"),
+])
+def test_wmma_and_simt_compute_f32_then_cast(fake, kernel, dtype, out_dtype, family):
+    a, b = _ab(dtype=dtype)
+    run = api.prepare(a, b, act="gelu", kernel=kernel, out_dtype=out_dtype)
+    assert run.cast and run.plan.out_dtype == out_dtype
+    assert run.d.dtype == {"f16": np.float16, "bf16": np.uint16}[out_dtype]
+    run()
+    assert _launched(fake) == [family, "cast"]                 # the cast follows the GEMM, on its stream
+    scratch = fake.launched[0][1][3]
+    assert scratch.dtype == np.float32 and scratch.shape == run.d.shape and scratch is not run.d
+    x, y, cast_to = fake.launched[1][1]
+    assert x is scratch and y is run.d and cast_to == out_dtype
+
+
+def test_f32_d_needs_no_cast_on_any_kernel(fake):
+    for kernel, dtype in (("wmma", np.float16), ("wgmma", np.float16), ("simt", np.float32)):
+        a, b = _ab(dtype=dtype)
+        run = api.prepare(a, b, kernel=kernel)
+        assert not run.cast and run.d.dtype == np.float32, kernel
+    a, b = _ab()
+    out = device(np.zeros((64, 48), np.float16))
+    run = api.prepare(a, b, kernel="wmma", out=out)   # out decides: f16, so the cast writes into it
+    assert run.cast and run() is out and fake.launched[-1][1][1] is out
+
+
+def test_another_gpu_takes_wmma_and_the_cast(fake, monkeypatch):
+    monkeypatch.setattr(api, "_COMPUTE_CAPABILITY", 80)
+    a, b = _ab()
+    run = api.prepare(a, b, out_dtype="f16")
+    assert isinstance(run.kernel_spec, gemm_wmma.WmmaKernelSpec) and run.cast
+
+
+def test_bf16_bit_inputs_give_a_bits_d(fake):
+    a, b = _ab(dtype=np.uint16)
+    run = api.prepare(a, b, input_dtype="bf16", out_dtype="bf16", kernel="wmma")
+    assert run.d.dtype == np.uint16 and run.plan.dtype == "bf16" and run.cast
+
+
+def test_a_bf16_d_follows_the_inputs_then_this_cupys_bfloat16(fake, monkeypatch):
+    stand_in = np.dtype(np.int16)   # what this CuPy would call bfloat16 (a 2-byte type that is not float16)
+    monkeypatch.setattr(cast, "_BF16", stand_in)
+    a, b = _ab(dtype=np.uint16)
+    assert api.prepare(a, b, input_dtype="bf16", out_dtype="bf16").d.dtype == np.uint16   # bits in, bits out
+    a, b = _ab()
+    assert api.prepare(a, b, out_dtype="bf16").d.dtype == stand_in                        # f16 in: CuPy's bf16
+    monkeypatch.setattr(cast, "_BF16", None)
+    assert api.prepare(a, b, out_dtype="bf16").d.dtype == np.uint16                       # none: bits
+
+
+def test_specs_are_shared_between_calls(fake):
+    a, b = _ab()
+    first = api.prepare(a, b, act="relu", out_dtype="f16").kernel_spec
+    assert api.prepare(a, b, act="relu", out_dtype="f16").kernel_spec is first
+    assert api.prepare(a, b, act="relu", out_dtype="bf16").kernel_spec is not first
+
+
+def test_cupy_arrays_never_reach_the_conversions(fake, monkeypatch):
+    def refuse(*args):
+        raise AssertionError("converted a CuPy array")
+
+    monkeypatch.setattr(api, "_from_foreign", refuse)
+    a, b = _ab()
+    api.prepare(a, b, c=device(np.zeros((64, 48), np.float32)), beta=1.0, bias=device(np.zeros(48, np.float32)),
+                out=device(np.zeros((64, 48), np.float32)), save_z=True, z_out=device(np.zeros((64, 48), np.float32)))
+    assert "asarray" not in fake.events and "from_dlpack" not in fake.events
+
+
+# ---------------------------------------------------------------------------------------------
+# stream= through prepare(...)() and gemm
+
+def test_the_kernel_and_the_cast_run_inside_the_stream(fake):
+    a, b = _ab()
+    run = api.prepare(a, b, kernel="wmma", out_dtype="f16")
+    s = fake.cp.cuda.Stream(fake.events, "s")
+    fake.events.clear()
+    run(s)
+    assert fake.events == ["enter s", "wmma", "cast f16", "exit s"]
+
+
+@pytest.mark.parametrize("stream,name", [(1234, "external 1234"), (_TorchStream(555), "external 555"),
+                                         (0, "null")])
+def test_handles_become_cupy_streams(fake, stream, name):
+    a, b = _ab()
+    run = api.prepare(a, b)
+    fake.events.clear()
+    run(stream)
+    assert fake.events == [f"enter {name}", "wgmma", f"exit {name}"]
+
+
+def test_gemm_allocates_and_launches_on_its_stream(fake):
+    a, b = _ab()
+    s = fake.cp.cuda.Stream(fake.events, "s")
+    api.gemm(a, b, kernel="wmma", out_dtype="bf16", save_z=True, stream=s)
+    assert fake.events[0] == "enter s" and fake.events[-1] == "exit s"
+    assert fake.events[1:-1] == ["empty uint16", "empty float32", "empty float32", "wmma", "cast bf16"]  # D, Z, scratch
+
+
+def test_a_bad_stream_launches_nothing(fake):
+    a, b = _ab()
+    with pytest.raises(GemmArgumentError) as info:
+        api.gemm(a, b, stream="fast")
+    assert info.value.argument == "stream" and fake.launched == []
+
+
+# ---------------------------------------------------------------------------------------------
+# Arrays that are not CuPy's
+
+class CaiArray:
+    """An object with only __cuda_array_interface__ (as numba's device arrays)."""
+
+    def __init__(self, host):
+        self.host = host
+
+    @property
+    def __cuda_array_interface__(self):
+        return {"shape": self.host.shape, "typestr": self.host.dtype.str, "data": (1 << 20, False), "version": 3}
+
+
+class DlpackArray:
+    def __init__(self, host, device_type=2):
+        self.host, self.device_type = host, device_type
+
+    def __dlpack__(self, stream=None):
+        raise AssertionError("the fake CuPy reads .host")
+
+    def __dlpack_device__(self):
+        return (self.device_type, 0)
+
+
+def _fake_torch_module(monkeypatch, events):
+    torch = types.ModuleType("torch")
+    torch.bfloat16, torch.int16, torch.float16, torch.float32 = "bfloat16", "int16", "float16", "float32"
+
+    def from_dlpack(x):
+        events.append("torch.from_dlpack")
+        return Tensor(np.asarray(x), is_cuda=True)
+
+    torch.from_dlpack = from_dlpack
+    monkeypatch.setitem(sys.modules, "torch", torch)
+    return torch
+
+
+class Tensor:
+    """Poses as torch.Tensor: module 'torch', is_cuda, data_ptr, dtype, view(dtype)."""
+
+    def __init__(self, host, *, is_cuda=True, dtype=None):
+        self.host, self.is_cuda = host, is_cuda
+        self.dtype = dtype or host.dtype.name
+
+    def data_ptr(self):
+        return self.host.__array_interface__["data"][0]
+
+    def view(self, dtype):
+        if dtype == "bfloat16":
+            return Tensor(self.host, dtype="bfloat16")
+        return Tensor(self.host.view(np.dtype(dtype)))
+
+
+Tensor.__module__ = "torch"
+
+
+def test_numpy_arrays_are_refused_by_name(fake):
+    a, b = _ab()
+    host = np.zeros((64, 48), np.float32)
+    for argument, kw in (("a", dict(a=np.asarray(a))), ("b", dict(b=np.asarray(b))), ("c", dict(c=host, beta=1.0)),
+                         ("bias", dict(bias=np.zeros(48, np.float32))), ("out", dict(out=host)),
+                         ("z_out", dict(z_out=host, save_z=True))):
+        args = {"a": a, "b": b, **kw}
+        with pytest.raises(GemmArgumentError) as info:
+            api.prepare(args.pop("a"), args.pop("b"), **args)
+        assert info.value.argument == argument, argument
+        assert "host memory" in str(info.value) and "CuPy" in str(info.value) and "numpy.ndarray" in str(info.value)
+
+
+def test_a_cuda_array_interface_object_is_viewed_without_a_copy(fake):
+    a, b = _ab()
+    run = api.prepare(CaiArray(np.asarray(a)), b, out_dtype="f16")
+    assert fake.events.count("asarray") == 1 and run.plan.m == 64 and isinstance(run.d, DeviceArray)
+
+
+def test_dlpack_objects_on_the_gpu_are_taken_and_on_the_host_refused(fake):
+    a, b = _ab()
+    run = api.prepare(DlpackArray(np.asarray(a)), DlpackArray(np.asarray(b), device_type=13))
+    assert fake.events.count("from_dlpack") == 2 and run.plan.k == 32
+    with pytest.raises(GemmArgumentError) as info:
+        api.prepare(a, DlpackArray(np.asarray(b), device_type=1))
+    assert info.value.argument == "b" and "host memory" in str(info.value)
+    with pytest.raises(GemmArgumentError) as info:
+        api.prepare(a, DlpackArray(np.asarray(b), device_type=7))
+    assert info.value.argument == "b" and "device type 7" in str(info.value)
+
+
+def test_what_is_not_an_array_is_named(fake):
+    a, _ = _ab()
+    with pytest.raises(GemmArgumentError) as info:
+        api.prepare(a, [[1.0]])
+    assert info.value.argument == "b" and "__cuda_array_interface__" in str(info.value)
+
+
+def test_one_foreign_object_given_twice_is_still_the_same_array(fake):
+    a, b = _ab(8, 8, 8, np.float32)
+    same = CaiArray(np.asarray(a))
+    with pytest.raises(GemmArgumentError, match="must not be the same array as a"):
+        api.prepare(same, b, out=same)
+
+
+def test_torch_tensors_in_give_torch_tensors_out(fake, monkeypatch):
+    _fake_torch_module(monkeypatch, fake.events)
+    a, b = _ab()
+    d, z = api.prepare(Tensor(np.asarray(a)), Tensor(np.asarray(b)), save_z=True)()
+    assert type(d) is Tensor and type(z) is Tensor and fake.events.count("torch.from_dlpack") == 2
+    assert d.dtype == "float32" and d.host.shape == (64, 48)
+    out = Tensor(np.zeros((64, 48), np.float16))
+    assert api.prepare(Tensor(np.asarray(a)), Tensor(np.asarray(b)), out=out)() is out   # out comes back itself
+    # a CuPy A keeps CuPy results even when other arguments are tensors
+    assert isinstance(api.prepare(a, Tensor(np.asarray(b)))(), DeviceArray)
+
+
+def test_a_torch_cpu_tensor_is_refused_by_name(fake, monkeypatch):
+    _fake_torch_module(monkeypatch, fake.events)
+    a, b = _ab()
+    with pytest.raises(GemmArgumentError) as info:
+        api.prepare(a, b, bias=Tensor(np.zeros(48, np.float32), is_cuda=False))
+    assert info.value.argument == "bias" and "host memory" in str(info.value)
+
+
+def test_torch_bf16_travels_as_bits_without_a_cupy_bfloat16(fake, monkeypatch):
+    _fake_torch_module(monkeypatch, fake.events)
+    a, b = _ab(dtype=np.uint16)
+    ta, tb = Tensor(np.asarray(a), dtype="bfloat16"), Tensor(np.asarray(b), dtype="bfloat16")
+    run = api.prepare(ta, tb, out_dtype="bf16", kernel="wmma")
+    assert run.plan.dtype == "bf16"                                 # input_dtype inferred from the tensors
+    assert type(run.d) is Tensor and run.d.dtype == "bfloat16"      # D's bits handed back as a bfloat16 tensor
+    out = Tensor(np.zeros((64, 48), np.uint16), dtype="bfloat16")
+    assert api.prepare(ta, tb, out=out, kernel="wmma").plan.out_dtype == "bf16"   # out's bf16 decides
+
+
+@pytest.mark.skipif("torch" not in sys.modules and __import__("importlib").util.find_spec("torch") is None,
+                    reason="torch is not installed (the fake-tensor tests above cover the logic)")
+def test_a_real_torch_cpu_tensor_is_refused_by_name(fake):
+    import torch
+
+    a, _ = _ab()
+    with pytest.raises(GemmArgumentError) as info:
+        api.prepare(a, torch.zeros((32, 48), dtype=torch.float16))
+    assert info.value.argument == "b" and "host memory" in str(info.value)
+
+
+# ---------------------------------------------------------------------------------------------
+# The cast kernel's build, and the suite's D helpers
+
+def test_cast_kernels_are_named_per_output_type():
+    assert cast.BUILD.entry == "gemm/cast.cu"
+    assert cast.BUILD.name_expressions == ("fraglab::cast_f32<__half>", "fraglab::cast_f32<__nv_bfloat16>")
+    assert cast.grid(1) == 1 and cast.grid(cast.THREADS + 1) == 2 and cast.grid(1 << 40) == cast.MAX_BLOCKS
+
+
+def test_the_suite_checks_a_16_bit_d_with_its_rounding():
+    from fraglab.bench import wmma_suite
+
+    class Cp:
+        uint16, float16, float32, nan = np.uint16, np.float16, np.float32, np.nan
+
+        @staticmethod
+        def empty(shape, dtype):
+            return np.empty(shape, dtype).view(DeviceArray)
+
+    rng = np.random.default_rng(5)
+    a32, b32 = rng.uniform(-1, 1, (40, 24)).astype(np.float32), rng.uniform(-1, 1, (24, 56)).astype(np.float32)
+    inputs = {"a": device(a32.astype(np.float16)), "b": device(b32.astype(np.float16)), "c": None, "bias": None,
+              "bits": False}
+    exact = a32.astype(np.float16).astype(np.float64) @ b32.astype(np.float16).astype(np.float64)
+    for out_dtype in ("f16", "bf16"):
+        d = wmma_suite.new_output(Cp, 40, 56, out_dtype, input_bits=False)
+        assert d.dtype == (np.float16 if out_dtype == "f16" else np.uint16)
+        kw = dict(dtype="f16", act="none", bias_mode="none", alpha=1.0, beta=0.0, leaky_slope=0.0,
+                  out_dtype=out_dtype)
+        if out_dtype == "f16":
+            d[...] = exact.astype(np.float16)
+        else:
+            bits = exact.astype(np.float32).view(np.uint32)
+            d[...] = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
+        assert wmma_suite.check_against_reference(Cp, inputs, d, None, **kw)["status"] == "PASSED", out_dtype
+        if out_dtype == "bf16":   # judged as an f32 D, bf16's 2^-8 rounding exceeds the 1e-3 tolerance
+            assert wmma_suite.check_against_reference(Cp, inputs, d, None, **dict(kw, out_dtype="f32"))["status"] \
+                == "FAILED"
+        wmma_suite.poison(Cp, d)
+        assert np.isnan(wmma_suite.host_float64(d, out_dtype, d.dtype == np.uint16)).all()
+        assert wmma_suite.check_against_reference(Cp, inputs, d, None, **kw)["status"] == "FAILED"

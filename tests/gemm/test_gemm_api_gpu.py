@@ -1,0 +1,241 @@
+"""fraglab.gemm's public call on the GPU (marked gpu; skipped with the reason otherwise): a 16-bit D from every
+kernel against the float64 reference, torch tensors in and out, and stream= honoured.
+
+D is poisoned (NaN) where the test allocates it. The stream tests hold the stream in a spin kernel and only then
+write A on it, so a GEMM (or a cast) launched on any other stream reads the old A and fails.
+"""
+
+import importlib.util
+
+import numpy as np
+import pytest
+
+from fraglab.gemm.reference import check_result, reference_gemm
+
+pytestmark = pytest.mark.gpu
+
+SPIN_CYCLES = 200_000_000   # ~0.1 s at 2 GHz: far longer than launching what follows
+
+
+@pytest.fixture(scope="module")
+def cp():
+    from fraglab.runtime import gpu
+
+    return gpu.cupy()
+
+
+@pytest.fixture(scope="module")
+def sm90(cp):
+    from fraglab.runtime import gpu
+
+    if gpu.compute_capability() != 90:
+        pytest.skip("the wgmma GEMM needs an sm_90 GPU (H100/H200)")
+
+
+@pytest.fixture(scope="module")
+def torch(cp):
+    if importlib.util.find_spec("torch") is None:
+        pytest.skip("torch is not installed")
+    import torch
+
+    if not torch.cuda.is_available():
+        pytest.skip("torch has no CUDA device")
+    return torch
+
+
+def _inputs(m, n, k, seed, dtype=np.float16):
+    rng = np.random.default_rng(seed)
+    a = rng.uniform(-1, 1, (m, k)).astype(np.float32)
+    b = rng.uniform(-1, 1, (k, n)).astype(np.float32)
+    bias = rng.uniform(-1, 1, n).astype(np.float32)
+    return a.astype(dtype), b.astype(dtype), bias
+
+
+def _bf16_bits(x32):
+    bits = np.asarray(x32, np.float32).view(np.uint32)
+    return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+def _from_bits(bits):
+    return (np.asarray(bits).astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+
+
+def _host_d(d, out_dtype):
+    h = d.get()
+    return _from_bits(h) if h.dtype == np.uint16 else h.astype(np.float64)
+
+
+@pytest.mark.parametrize("kernel", ["wgmma", "wmma"])
+@pytest.mark.parametrize("out_dtype", ["f16", "bf16"])
+def test_a_16_bit_d_matches_float64(cp, kernel, out_dtype, request):
+    import fraglab
+
+    if kernel == "wgmma":
+        request.getfixturevalue("sm90")
+    a, b, bias = _inputs(300, 264, 200, seed=len(kernel) + len(out_dtype))
+    d = fraglab.gemm(cp.asarray(a), cp.asarray(b), bias=cp.asarray(bias), act="gelu", alpha=1.5, kernel=kernel,
+                     out_dtype=out_dtype)
+    assert d.dtype.itemsize == 2 and d.shape == (300, 264)
+    ref, z_ref = reference_gemm(a, b, bias=bias, bias_mode="per_n", act="gelu", alpha=1.5)
+    ok, max_abs, rel = check_result(_host_d(d, out_dtype), ref, "f16", z_ref=z_ref, out_dtype=out_dtype)
+    assert ok, f"{kernel} {out_dtype}: max abs {max_abs:.3e}, rel {rel:.3e}"
+
+
+@pytest.mark.parametrize("kernel", ["wgmma", "wmma"])
+def test_an_f16_out_given_is_written_whole(cp, kernel, request):
+    import fraglab
+
+    if kernel == "wgmma":
+        request.getfixturevalue("sm90")
+    a, b, _ = _inputs(131, 136, 72, seed=3)
+    out = cp.full((131, 136), cp.nan, dtype=cp.float16)
+    z = fraglab.gemm(cp.asarray(a), cp.asarray(b), out=out, kernel=kernel, save_z=True, act="relu")
+    assert z[0] is out and z[1].dtype == cp.float32      # out decides D's type; Z stays f32
+    ref, z_ref = reference_gemm(a, b, act="relu")
+    assert check_result(out.get(), ref, "f16", z_ref=z_ref, out_dtype="f16")[0]
+    assert check_result(z[1].get(), z_ref, "f16")[0]
+
+
+def test_simt_casts_to_bf16_bits(cp):
+    import fraglab
+
+    a, b, bias = _inputs(77, 65, 33, seed=4, dtype=np.float32)
+    d = fraglab.gemm(cp.asarray(a), cp.asarray(b), bias=cp.asarray(bias), act="silu", out_dtype="bf16")
+    assert d.dtype.itemsize == 2
+    ref, z_ref = reference_gemm(a, b, bias=bias, bias_mode="per_n", act="silu")
+    assert check_result(_host_d(d, "bf16"), ref, "f32", z_ref=z_ref, out_dtype="bf16")[0]
+
+
+def test_nan_survives_the_cast(cp):
+    import fraglab
+
+    a, b, _ = _inputs(40, 48, 32, seed=5)
+    a[2, 3] = np.nan
+    for out_dtype in ("f16", "bf16"):
+        d = _host_d(fraglab.gemm(cp.asarray(a), cp.asarray(b), kernel="wmma", out_dtype=out_dtype), out_dtype)
+        assert np.isnan(d[2]).all() and np.isfinite(np.delete(d, 2, axis=0)).all(), out_dtype
+
+
+# ---------------------------------------------------------------------------------------------
+# torch
+
+def test_torch_tensors_in_give_torch_tensors_out(cp, torch):
+    import fraglab
+
+    a, b, bias = _inputs(96, 80, 64, seed=6)
+    ta, tb = torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda()
+    d, z = fraglab.gemm(ta, tb, bias=torch.from_numpy(bias).cuda(), act="relu", save_z=True)
+    assert isinstance(d, torch.Tensor) and isinstance(z, torch.Tensor)
+    assert d.dtype == torch.float32 and d.is_cuda and tuple(d.shape) == (96, 80)
+    torch.cuda.synchronize()
+    ref, z_ref = reference_gemm(a, b, bias=bias, bias_mode="per_n", act="relu")
+    assert check_result(d.cpu().numpy(), ref, "f16", z_ref=z_ref)[0]
+    assert check_result(z.cpu().numpy(), z_ref, "f16")[0]
+
+
+def test_torch_bf16_in_and_out(cp, torch):
+    import fraglab
+
+    a, b, _ = _inputs(64, 72, 48, seed=7, dtype=np.float32)
+    ta, tb = torch.from_numpy(a).cuda().bfloat16(), torch.from_numpy(b).cuda().bfloat16()
+    d = fraglab.gemm(ta, tb, out_dtype="bf16")
+    assert isinstance(d, torch.Tensor) and d.dtype == torch.bfloat16
+    ref, _ = reference_gemm(ta.float().cpu().numpy(), tb.float().cpu().numpy())
+    assert check_result(d.float().cpu().numpy(), ref, "bf16", out_dtype="bf16")[0]
+    out = torch.full((64, 72), float("nan"), device="cuda", dtype=torch.float16)
+    assert fraglab.gemm(ta, tb, out=out) is out
+    torch.cuda.synchronize()
+    assert check_result(out.float().cpu().numpy(), ref, "bf16", out_dtype="f16")[0]
+
+
+def test_a_torch_cpu_tensor_is_refused_by_name(cp, torch):
+    import fraglab
+    from fraglab.gemm.validate import GemmArgumentError
+
+    a, b, _ = _inputs(16, 16, 16, seed=8)
+    with pytest.raises(GemmArgumentError) as info:
+        fraglab.gemm(torch.from_numpy(a).cuda(), torch.from_numpy(b))
+    assert info.value.argument == "b" and "host memory" in str(info.value)
+
+
+# ---------------------------------------------------------------------------------------------
+# stream=
+
+def _spin(cp, stream):
+    kernel = cp.RawKernel(r'''
+extern "C" __global__ void fraglab_test_spin(long long cycles) {
+  long long start = clock64();
+  while (clock64() - start < cycles) {}
+}''', "fraglab_test_spin")
+    with stream:
+        kernel((1,), (1,), (np.int64(SPIN_CYCLES),))
+
+
+def _warm(cp, a, b, **kw):
+    """Compile and cache what the timed-out part launches, so nothing slow happens while the stream is held."""
+    import fraglab
+
+    fraglab.gemm(cp.asarray(a), cp.asarray(b), **kw)
+    cp.cuda.runtime.deviceSynchronize()
+
+
+_STAGED = []   # sources of copies still queued behind a spin: freed early, the pool would hand them to the next
+               # allocation on another stream (an H2D copy overwrote one before the queued copy read it)
+
+
+def _held_a(cp, stream, a_new):
+    """A of zeros now, a_new once the spin on `stream` ends (written on that stream)."""
+    cp.cuda.runtime.deviceSynchronize()
+    a = cp.zeros(a_new.shape, dtype=a_new.dtype)
+    staged = cp.asarray(a_new)
+    _STAGED.append(staged)
+    cp.cuda.runtime.deviceSynchronize()
+    _spin(cp, stream)
+    with stream:
+        a[...] = staged
+    return a
+
+
+@pytest.mark.parametrize("kernel,out_dtype", [("auto", "f32"), ("wmma", "f16"), ("simt", "bf16")])
+def test_the_gemm_and_its_cast_run_on_the_given_stream(cp, kernel, out_dtype):
+    import fraglab
+
+    dtype = np.float32 if kernel == "simt" else np.float16
+    a, b, _ = _inputs(128, 136, 64, seed=9, dtype=dtype)
+    _warm(cp, a, b, kernel=kernel, out_dtype=out_dtype)
+    stream = cp.cuda.Stream(non_blocking=True)
+    held = _held_a(cp, stream, a)
+    d = fraglab.gemm(held, cp.asarray(b), kernel=kernel, out_dtype=out_dtype, stream=stream)
+    assert not stream.done          # still spinning: the GEMM is queued behind it
+    stream.synchronize()            # that stream only
+    ref, _ = reference_gemm(a, b)
+    ok, max_abs, rel = check_result(_host_d(d, out_dtype), ref, "f32" if kernel == "simt" else "f16",
+                                    out_dtype=out_dtype)
+    assert ok, f"{kernel} {out_dtype}: max abs {max_abs:.3e} (the launch did not wait for the stream)"
+
+
+def test_a_prepared_gemm_takes_an_int_handle(cp):
+    from fraglab.gemm.api import prepare
+
+    a, b, _ = _inputs(128, 128, 64, seed=10)
+    _warm(cp, a, b, kernel="wmma", out_dtype="f16")
+    stream = cp.cuda.Stream(non_blocking=True)
+    held = _held_a(cp, stream, a)
+    run = prepare(held, cp.asarray(b), out_dtype="f16", kernel="wmma")
+    d = run(stream.ptr)
+    assert not stream.done
+    stream.synchronize()
+    assert check_result(_host_d(d, "f16"), reference_gemm(a, b)[0], "f16", out_dtype="f16")[0]
+
+
+def test_a_torch_stream_is_honoured(cp, torch):
+    import fraglab
+
+    a, b, _ = _inputs(128, 128, 64, seed=11)
+    _warm(cp, a, b)
+    stream = torch.cuda.Stream()
+    held = _held_a(cp, cp.cuda.ExternalStream(stream.cuda_stream), a)
+    d = fraglab.gemm(held, cp.asarray(b), stream=stream)
+    assert not stream.query()
+    stream.synchronize()
+    assert check_result(d.get(), reference_gemm(a, b)[0], "f16")[0]
