@@ -12,6 +12,7 @@ import warnings
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
+from ..memo import BoundedMemo
 from ..runtime import gpu
 from . import cast as gemm_cast
 from . import simt as gemm_simt
@@ -146,46 +147,38 @@ def gemm(a, b, *, c=None, bias=None, bias_mode: Optional[str] = None, act: str =
 # ---------------------------------------------------------------------------------------------
 # Planning helpers
 
-_SPECS: dict[tuple, Any] = {}   # (family, plan, tile, aligned) -> kernel spec: skips spec_for's checks per call
-_SPECS_LIMIT = 1024
-
-
 def _spec(family: str, plan: GemmPlan, tile: Optional[str], aligned: bool):
     """The kernel spec for this plan (cached; the spec classes validate themselves when built)."""
-    key = (family, plan, tile, aligned)   # plans are interned by validate, so this hashes and compares cheaply
-    spec = _SPECS.get(key)
-    if spec is not None:
-        return spec
+    return _SPECS[(family, plan, tile, aligned)]   # plans are interned by validate: hashing them is cheap
+
+
+def _make_spec(key):
+    family, plan, tile, aligned = key
     if family == "wgmma":
         if tile is not None and tile not in gemm_wgmma.ALL_TILES:
             raise GemmArgumentError("tile", f"{tile!r} is not valid for wgmma: choose one of "
                                             f"{', '.join(gemm_wgmma.ALL_TILES)}")
-        spec = gemm_wgmma.spec_for(plan.dtype, plan.m, plan.n, plan.k, act=plan.act, bias_mode=plan.bias_mode,
+        return gemm_wgmma.spec_for(plan.dtype, plan.m, plan.n, plan.k, act=plan.act, bias_mode=plan.bias_mode,
                                    has_c=plan.has_c, save_z=plan.save_z, sm_count=_sm_count(), tile=tile,
                                    out_dtype=plan.out_dtype)
-    elif family == "wmma":
+    if family == "wmma":
         if tile is not None and tile not in gemm_wmma.ALIGNED_TILES:
             raise GemmArgumentError("tile", f"{tile!r} is not valid: choose one of "
                                             f"{', '.join(gemm_wmma.ALIGNED_TILES)}")
-        spec = gemm_wmma.spec_for(plan.dtype, plan.m, plan.n, plan.k, act=plan.act, bias_mode=plan.bias_mode,
+        return gemm_wmma.spec_for(plan.dtype, plan.m, plan.n, plan.k, act=plan.act, bias_mode=plan.bias_mode,
                                   has_c=plan.has_c, save_z=plan.save_z, aligned=aligned, sm_count=_sm_count(),
                                   tile=tile if aligned else None)
-    else:
-        spec = gemm_simt.choose_rung(plan.m, plan.n, plan.k)
-    if len(_SPECS) >= _SPECS_LIMIT:
-        _SPECS.clear()
-    _SPECS[key] = spec
-    return spec
+    return gemm_simt.choose_rung(plan.m, plan.n, plan.k)
+
+
+_SPECS = BoundedMemo(_make_spec, 1024)   # (family, plan, tile, aligned) -> kernel spec: skips spec_for's checks
 
 
 def _launcher(family, spec, plan, a, b, d, c, bias, z, alpha, beta, leaky_slope) -> Callable[[], None]:
     """The bound launch on CuPy's current stream (PreparedGemm enters the caller's stream around it)."""
-    if family == "wgmma":
-        sm_count = _sm_count()
-
-        def launch():
-            gemm_wgmma.launch(spec, a, b, d, c=c, bias=bias, z=z, alpha=alpha, beta=beta, leaky_slope=leaky_slope,
-                              sm_count=sm_count)
+    if family == "wgmma":   # parameters packed once: a call is one cuLaunchKernel
+        launch = gemm_wgmma.bind(spec, a, b, d, c=c, bias=bias, z=z, alpha=alpha, beta=beta,
+                                 leaky_slope=leaky_slope, sm_count=_sm_count())
     elif family == "wmma":
         def launch():
             gemm_wmma.launch(spec, a, b, d, c=c, bias=bias, z=z, alpha=alpha, beta=beta, leaky_slope=leaky_slope)

@@ -24,11 +24,26 @@ __device__ __forceinline__ long long flat_index(int m, int n, int ld) {
 
 constexpr float kFloatMax = 3.40282347e+38f;  // no <cfloat>/<cmath> under NVRTC; x < -kFloatMax only for -inf
 
+// 2^x and 1/x on the MUFU unit with subnormal results flushed to 0. The non-ftz forms (what __expf and
+// __fdividef compile to without -ftz) add a range test and two fix-up multiplies per call, a third of the GELU
+// epilogue's instructions; no caller below can tell a subnormal from 0 (it is added to 1 or scales a result).
+__device__ __forceinline__ float ex2_ftz(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+
+__device__ __forceinline__ float rcp_ftz(float x) {
+  float y;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+
 // num / den with one MUFU.RCP and a multiply. An IEEE `/` or __frcp_rn costs a compare, a branch and a
 // called slow path per element, which serialises the epilogue element by element (the GELU epilogue
 // was +13 % of a 2048^3 GEMM with it). Every caller's den is >= 1 or +inf: the result is within 2 ulp,
 // and 0 for den = +inf, NaN for NaN.
-__device__ __forceinline__ float fast_divide(float num, float den) { return __fdividef(num, den); }
+__device__ __forceinline__ float fast_divide(float num, float den) { return num * rcp_ftz(den); }
 
 // NaN in -> NaN out for every kind (comparisons are written so that NaN takes the `x` branch).
 // The smooth kinds take their limits at +-inf (x * 0 would give NaN at -inf).
@@ -48,7 +63,7 @@ __device__ __forceinline__ float activate(float x, float leaky_slope) {
     const float t = fast_divide(1.f, fmaf(0.3275911f, z, 1.f));
     const float poly = t * fmaf(t, fmaf(t, fmaf(t, fmaf(t, 1.061405429f, -1.453152027f), 1.421413741f),
                                         -0.284496736f), 0.254829592f);
-    const float tail = poly * __expf(-z * z);          // 1 - erf(|x| / sqrt2)
+    const float tail = poly * ex2_ftz(z * z * -1.44269504088896341f);  // 1 - erf(|x| / sqrt2) = poly e^(-z^2)
     const float phi = x < 0.f ? 0.5f * tail : 1.f - 0.5f * tail;
     const float y = x * phi;
     return x < -kFloatMax ? 0.f : y;

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from ..errors import InputError
+from ..memo import BoundedMemo
 from .epilogue import ACT_KINDS, BIAS_MODES, bias_shape
 
 ALIGN_BYTES = 16     # the vectorised (cp.async / TMA) path: every row and base pointer 16-byte aligned
@@ -61,35 +62,31 @@ class GemmPlan:
     out_dtype: str = "f32"   # D: "f32" | "f16" | "bf16"
 
 
-_PLANS: dict[tuple, GemmPlan] = {}   # one frozen plan per signature (building one costs more than the lookup)
-_PLANS_LIMIT = 1024
+# One frozen plan per signature (building one costs more than the lookup).
+_PLANS = BoundedMemo(lambda fields: GemmPlan(*fields), 1024)
 
 
 def _plan(*fields) -> GemmPlan:
-    plan = _PLANS.get(fields)
-    if plan is None:
-        if len(_PLANS) >= _PLANS_LIMIT:
-            _PLANS.clear()
-        plan = _PLANS[fields] = GemmPlan(*fields)
-    return plan
+    return _PLANS[fields]
 
 
-_DTYPE_NAMES: dict = {}   # dtype object -> its name: numpy computes dtype.name in Python (~2 us a time)
-_DTYPE_NAMES_LIMIT = 64
+def _dtype_attribute_name(dt) -> str:
+    name = getattr(dt, "name", None)
+    return name if isinstance(name, str) else str(dt)
+
+
+# dtype object -> its name: numpy computes dtype.name in Python (~2 us a time)
+_DTYPE_NAMES = BoundedMemo(_dtype_attribute_name, 64)
 
 
 def _dtype_name(x) -> str:
     dt = getattr(x, "dtype", None)
+    if dt is None:
+        return type(x).__name__
     try:
         return _DTYPE_NAMES[dt]
-    except (KeyError, TypeError):   # TypeError: an unhashable stand-in
-        name = getattr(dt, "name", type(x).__name__)
-        if dt is not None and isinstance(name, str) and len(_DTYPE_NAMES) < _DTYPE_NAMES_LIMIT:
-            try:
-                _DTYPE_NAMES[dt] = name
-            except TypeError:
-                pass
-        return name
+    except TypeError:   # an unhashable stand-in
+        return _dtype_attribute_name(dt)
 
 
 def _input_dtype(name: str, argument: str, input_dtype: Optional[str]) -> str:

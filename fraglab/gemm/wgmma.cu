@@ -326,18 +326,26 @@ __device__ __forceinline__ void epilogue_in_registers(float (&acc)[Tile::kMmaM][
     for (int i = 0; i < BN / 2; ++i) {
       const int m = row0 + mm * 64 + Slots::kRowOff[i];
       const int n = col0 + Slots::kColOff[i];
-      if (m < M && n < N) {
-        float pre;
-        float b;
-        if constexpr (Epi::kBias == BiasMode::PerN) {
-          b = bias_tile[n - bias_col0];
-        } else if constexpr (Epi::kBias == BiasMode::PerM) {
-          b = bias_tile[m - bias_row0];
-        } else {
-          b = Epi::bias_at(p, m, n);
-        }
-        acc[mm][i] = Epi::combine(p, acc[mm][i], Epi::c_at(p, m, n), b, pre);
-        if constexpr (Epi::kWritesZ) p.Z[flat_index(m, n, N)] = pre;
+      // Only the global loads and the Z store are guarded; the arithmetic runs for every slot (past the edge
+      // on TMA's zero fill, never stored). Wrapped in one `if`, a long activation became a branch per element,
+      // and the compiler could not interleave elements: GELU's MUFU latency chains ran one after another.
+      const bool inside = m < M && n < N;
+      float b = 0.f;
+      if constexpr (Epi::kBias == BiasMode::PerN) {
+        b = bias_tile[n - bias_col0];  // staged: 0 past N
+      } else if constexpr (Epi::kBias == BiasMode::PerM) {
+        b = bias_tile[m - bias_row0];
+      } else if constexpr (Epi::kReadsBias) {
+        if (inside) b = Epi::bias_at(p, m, n);
+      }
+      float c = 0.f;
+      if constexpr (Epi::kReadsC) {
+        if (inside) c = Epi::c_at(p, m, n);
+      }
+      float pre;
+      acc[mm][i] = Epi::combine(p, acc[mm][i], c, b, pre);
+      if constexpr (Epi::kWritesZ) {
+        if (inside) p.Z[flat_index(m, n, N)] = pre;
       }
     }
   }

@@ -14,6 +14,7 @@ from itertools import product
 
 import numpy as np
 
+from ..memo import BoundedMemo
 from ..runtime.build import KernelBuild
 from .epilogue import ACT_KINDS, BIAS_MODES, epilogue_cpp
 
@@ -367,18 +368,8 @@ def encode_tma_2d(pointer: int, dtype: str, inner: int, outer: int, box_inner: i
 
 _BYTES = {"f16": 2, "bf16": 2, "f32": 4}
 _NO_MAP = np.zeros((), dtype=TMA_MAP_DTYPE)[()]   # the D map of kernels that store D directly (never read)
-_MAPS: dict[tuple, np.void] = {}
-_MAPS_LIMIT = 256
-
-
-def _cached_map(pointer: int, dtype: str, inner: int, outer: int, box_inner: int, box_outer: int) -> np.void:
-    key = (pointer, dtype, inner, outer, box_inner, box_outer)
-    tmap = _MAPS.get(key)
-    if tmap is None:
-        if len(_MAPS) >= _MAPS_LIMIT:
-            _MAPS.clear()
-        tmap = _MAPS[key] = encode_tma_2d(*key)
-    return tmap
+# (pointer, dtype, inner, outer, box_inner, box_outer) -> the encoded map
+_MAPS = BoundedMemo(lambda key: encode_tma_2d(*key), 256)
 
 
 def pointer(x) -> int:
@@ -408,29 +399,44 @@ def _kernel(spec: WgmmaKernelSpec):
     return kernel
 
 
-def launch(spec: WgmmaKernelSpec, a, b, d, *, c=None, bias=None, z=None, alpha: float = 1.0, beta: float = 0.0,
-           leaky_slope: float = 0.01, stream=None, sm_count: int = 132, grid: int | None = None) -> None:
-    """Launch one instantiation on validated, contiguous device arrays: A (M, K) and B (K, N) f16/bf16,
-    D in spec.out_dtype, Z, C and bias f32. `stream`: a CuPy stream (default: CuPy's current stream)."""
+def bind(spec: WgmmaKernelSpec, a, b, d, *, c=None, bias=None, z=None, alpha: float = 1.0, beta: float = 0.0,
+         leaky_slope: float = 0.01, sm_count: int = 132, grid: int | None = None):
+    """The launch of one instantiation on validated, contiguous device arrays, its parameters (tensor maps
+    included) packed once: A (M, K) and B (K, N) f16/bf16, D in spec.out_dtype, Z, C and bias f32. Calling the
+    result launches on CuPy's current stream (or the CuPy stream given). Bound launches are shared: the key holds
+    every parameter, so one bound to memory since freed and reused is still right for the arrays now there."""
     m, k = a.shape
     n = b.shape[1]
+    blocks = grid or launch_blocks(m, n, spec.tile_config, sm_count)
+    return _LAUNCHES[(spec, m, n, k, pointer(a), pointer(b), pointer(d), pointer(c), pointer(bias), pointer(z),
+                      float(alpha), float(beta), float(leaky_slope), blocks)]
+
+
+def launch(spec: WgmmaKernelSpec, a, b, d, *, c=None, bias=None, z=None, alpha: float = 1.0, beta: float = 0.0,
+           leaky_slope: float = 0.01, stream=None, sm_count: int = 132, grid: int | None = None) -> None:
+    """bind(...) and launch once; `stream`: a CuPy stream (default: CuPy's current stream)."""
+    bind(spec, a, b, d, c=c, bias=bias, z=z, alpha=alpha, beta=beta, leaky_slope=leaky_slope, sm_count=sm_count,
+         grid=grid)(stream)
+
+
+def _packed_launch(key):
+    from ..runtime import gpu
+
+    spec, m, n, k, pa, pb, pd, pc, pbias, pz, alpha, beta, leaky_slope, blocks = key
     tile = spec.tile_config
-    kernel = _kernel(spec)
-    map_a = _cached_map(pointer(a), spec.dtype, k, m, BK, tile.bm)
-    map_b = _cached_map(pointer(b), spec.dtype, n, k, 64, BK)
-    map_d = (_cached_map(pointer(d), spec.out_dtype, n, m, 128 // _BYTES[spec.out_dtype], tile.warpgroup_rows)
+    map_a = _MAPS[(pa, spec.dtype, k, m, BK, tile.bm)]
+    map_b = _MAPS[(pb, spec.dtype, n, k, 64, BK)]
+    map_d = (_MAPS[(pd, spec.out_dtype, n, m, 128 // _BYTES[spec.out_dtype], tile.warpgroup_rows)]
              if spec.store == "tma" else _NO_MAP)
-    args = (map_a, map_b, map_d, np.int32(m), np.int32(n), np.int32(k), np.float32(alpha), np.float32(beta),
-            np.float32(leaky_slope), np.uint64(pointer(c)), np.uint64(pointer(bias)), np.uint64(pointer(d)),
-            np.uint64(pointer(z)))
-    blocks = grid or launch_blocks(m, n, tile, sm_count)
-    if stream is None:
-        kernel((blocks,), (THREADS,), args, shared_mem=spec.smem_bytes)
-    else:
-        with stream:
-            kernel((blocks,), (THREADS,), args, shared_mem=spec.smem_bytes)
+    params = (map_a, map_b, map_d, np.int32(m), np.int32(n), np.int32(k), np.float32(alpha), np.float32(beta),
+              np.float32(leaky_slope), np.uint64(pc), np.uint64(pbias), np.uint64(pd), np.uint64(pz))
+    return gpu.PackedLaunch(_kernel(spec), blocks, THREADS, params, shared_mem=spec.smem_bytes)
+
+
+# (spec, shape, pointers, scalars, grid) -> PackedLaunch
+_LAUNCHES = BoundedMemo(_packed_launch, 256)
 
 
 __all__ = ["DTYPES", "OUT_DTYPES", "TILES", "TileConfig", "WgmmaKernelSpec", "WgmmaBuild", "build_of", "AccumulatorIndexing",
            "accumulator_indexing", "accumulator_header", "choose_tile", "spec_for", "all_specs",
-           "all_builds", "encode_tma_2d", "launch", "launch_blocks", "tiles_for"]
+           "all_builds", "encode_tma_2d", "bind", "launch", "launch_blocks", "tiles_for"]

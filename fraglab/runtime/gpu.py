@@ -106,6 +106,49 @@ def synchronize() -> None:
     cupy().cuda.runtime.deviceSynchronize()
 
 
+def pack_parameters(params) -> tuple[np.ndarray, np.ndarray]:
+    """Kernel parameters (numpy scalars and np.void structs, in the kernel's order) copied into one host buffer,
+    each at its natural alignment (structs of 64 bytes or more, e.g. tensor maps, at 64); returns (buffer, the
+    uint64 address of each parameter in it): the `void** kernelParams` of cuLaunchKernel. Keep the buffer alive."""
+    offsets, end = [], 0
+    for p in params:
+        size = p.nbytes
+        align = 64 if size >= 64 else max(1, min(size & -size, 8))   # the largest power of two dividing the size
+        end = -(-end // align) * align
+        offsets.append(end)
+        end += size
+    buffer = np.zeros(end + 64, dtype=np.uint8)
+    shift = -buffer.ctypes.data % 64   # numpy promises 16-byte alignment at most; the structs want 64
+    for p, offset in zip(params, offsets):
+        start = shift + offset
+        buffer[start:start + p.nbytes] = np.frombuffer(p.tobytes(), dtype=np.uint8)
+    addresses = np.array([buffer.ctypes.data + shift + o for o in offsets], dtype=np.uint64)
+    return buffer, addresses
+
+
+class PackedLaunch:
+    """One kernel launch whose parameters were packed into host memory once (pack_parameters); a call is one
+    cuLaunchKernel on CuPy's current stream or the given one. CuPy's RawKernel call converts every argument again
+    on each call, about a microsecond each (the wgmma GEMM has 13, three of them 128-byte tensor maps): most of
+    a small GEMM's host time."""
+
+    __slots__ = ("function", "grid", "block", "shared_mem", "_buffer", "_addresses", "_params")
+
+    def __init__(self, kernel, grid: int, block: int, params, shared_mem: int = 0):
+        self.function = kernel.kernel.ptr   # the CUfunction of a RawKernel, loaded for the current device
+        self.grid, self.block, self.shared_mem = int(grid), int(block), int(shared_mem)
+        self._buffer, self._addresses = pack_parameters(params)
+        self._params = int(self._addresses.ctypes.data)
+
+    def __call__(self, stream=None) -> None:
+        """Launch on `stream` (a CuPy stream; None: CuPy's current stream). cuLaunchKernel copies the parameters
+        before it returns, so the buffer is reused by the next call at once."""
+        cp = _CUPY
+        handle = (stream if stream is not None else cp.cuda.get_current_stream()).ptr
+        cp.cuda.driver.launchKernel(self.function, self.grid, 1, 1, self.block, 1, 1, self.shared_mem, handle,
+                                    self._params, 0)
+
+
 def launch_poisoned(build: KernelBuild, name: str, blocks: int, inputs, out_shape, out_dtype, poison: int,
                     what: str = "outputs"):
     """Run `name` on `blocks` warps with the host arrays `inputs` and one output filled with `poison` first;
@@ -123,4 +166,4 @@ def launch_poisoned(build: KernelBuild, name: str, blocks: int, inputs, out_shap
 
 
 __all__ = ["GpuUnavailable", "CompileError", "cupy", "available", "compute_capability", "device_info",
-           "include_dirs", "module", "function", "launch_poisoned"]
+           "include_dirs", "module", "function", "launch_poisoned", "pack_parameters", "PackedLaunch"]

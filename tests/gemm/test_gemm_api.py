@@ -18,6 +18,7 @@ from fraglab.gemm import api, cast
 from fraglab.gemm import simt as gemm_simt
 from fraglab.gemm import wgmma as gemm_wgmma
 from fraglab.gemm import wmma as gemm_wmma
+from fraglab.memo import BoundedMemo
 from fraglab.gemm.validate import GemmArgumentError, resolve_out_dtype, stream_handle, validate_gemm_args
 from fraglab.runtime import gpu
 
@@ -98,7 +99,7 @@ def fake(monkeypatch):
     monkeypatch.setattr(gpu, "_CUPY", cp)
     monkeypatch.setattr(api, "_COMPUTE_CAPABILITY", 90)
     monkeypatch.setattr(api, "_SM_COUNT", 132)
-    monkeypatch.setattr(api, "_SPECS", {})
+    monkeypatch.setattr(api, "_SPECS", BoundedMemo(api._make_spec, 1024))
     monkeypatch.setattr(api, "_STREAM_TYPES", ())
     monkeypatch.setattr(cast, "_BF16", None)   # this stand-in has no bfloat16: bf16 travels as uint16 bits
     launched = []
@@ -109,7 +110,8 @@ def fake(monkeypatch):
             launched.append((name, args, kwargs))
         return launch
 
-    monkeypatch.setattr(gemm_wgmma, "launch", recorder("wgmma"))
+    wgmma_recorder = recorder("wgmma")
+    monkeypatch.setattr(gemm_wgmma, "bind", lambda *args, **kwargs: lambda: wgmma_recorder(*args, **kwargs))
     monkeypatch.setattr(gemm_wmma, "launch", recorder("wmma"))
     monkeypatch.setattr(gemm_simt, "launch", recorder("simt"))
     monkeypatch.setattr(cast, "launch", lambda x, y, out_dtype: (events.append(f"cast {out_dtype}"),
