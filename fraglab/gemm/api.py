@@ -239,8 +239,23 @@ def _cupy_stream(stream):
         _STREAM_TYPES = (cp.cuda.Stream, cp.cuda.ExternalStream)
     handle = stream_handle(stream, _STREAM_TYPES)
     if isinstance(handle, int):
-        return cp.cuda.Stream.null if handle == 0 else cp.cuda.ExternalStream(handle)
+        if handle == 0:
+            return cp.cuda.Stream.null
+        from_external = getattr(cp.cuda.Stream, "from_external", None)   # CuPy 14 deprecates ExternalStream
+        return from_external(_StreamHandle(handle)) if from_external else cp.cuda.ExternalStream(handle)
     return handle
+
+
+class _StreamHandle:
+    """An int cudaStream_t as an object of the CUDA stream protocol, which CuPy's Stream.from_external takes."""
+
+    __slots__ = ("handle",)
+
+    def __init__(self, handle: int):
+        self.handle = handle
+
+    def __cuda_stream__(self) -> tuple[int, int]:
+        return (0, self.handle)   # (protocol version, cudaStream_t)
 
 
 _SM_COUNT: Optional[int] = None

@@ -344,6 +344,24 @@ def test_handles_become_cupy_streams(fake, stream, name):
     assert fake.events == [f"enter {name}", "wgmma", f"exit {name}"]
 
 
+def test_cupy_14_wraps_a_handle_through_the_stream_protocol(fake, monkeypatch):
+    """Where CuPy has Stream.from_external (14+, which deprecates ExternalStream), an int handle goes through it as
+    a CUDA-stream-protocol object carrying that handle."""
+    wrapped = []
+
+    def from_external(obj):
+        wrapped.append(obj.__cuda_stream__())
+        return fake.cp.cuda.Stream(fake.events, f"from_external {obj.__cuda_stream__()[1]}")
+
+    monkeypatch.setattr(fake.cp.cuda.Stream, "from_external", staticmethod(from_external), raising=False)
+    a, b = _ab()
+    run = api.prepare(a, b)
+    fake.events.clear()
+    run(_TorchStream(777))
+    assert wrapped == [(0, 777)]
+    assert fake.events == ["enter from_external 777", "wgmma", "exit from_external 777"]
+
+
 def test_gemm_allocates_and_launches_on_its_stream(fake):
     a, b = _ab()
     s = fake.cp.cuda.Stream(fake.events, "s")

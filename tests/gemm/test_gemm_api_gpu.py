@@ -10,6 +10,7 @@ import importlib.util
 import numpy as np
 import pytest
 
+from fraglab.gemm import api
 from fraglab.gemm.reference import check_result, reference_gemm
 
 pytestmark = pytest.mark.gpu
@@ -234,7 +235,7 @@ def test_a_torch_stream_is_honoured(cp, torch):
     a, b, _ = _inputs(128, 128, 64, seed=11)
     _warm(cp, a, b)
     stream = torch.cuda.Stream()
-    held = _held_a(cp, cp.cuda.ExternalStream(stream.cuda_stream), a)
+    held = _held_a(cp, api._cupy_stream(stream), a)   # the torch stream as CuPy sees it
     d = fraglab.gemm(held, cp.asarray(b), stream=stream)
     assert not stream.query()
     stream.synchronize()
