@@ -285,15 +285,25 @@ struct BDescOffsets {
   static constexpr unsigned kSbo = BSwapOffsets ? static_cast<unsigned>(Tile::kBBlockBytes) : 1024u;
 };
 
+// Two f32 values as one 32-bit word of two f16 / bf16 (the first in the low half, as memory order has it).
+template <class OutT>
+__device__ __forceinline__ unsigned pack_pair(float a, float b) {
+  if constexpr (IsSame<OutT, __half>::value) {
+    const __half2 h = __floats2half2_rn(a, b);
+    return *reinterpret_cast<const unsigned*>(&h);
+  } else {
+    const __nv_bfloat162 h = __floats2bfloat162_rn(a, b);
+    return *reinterpret_cast<const unsigned*>(&h);
+  }
+}
+
 // D's element type from f32 values: a pair of adjacent columns as one 8- or 4-byte store, or one value.
 template <class OutT>
 __device__ __forceinline__ void store_pair(OutT* dst, float a, float b) {
   if constexpr (IsSame<OutT, float>::value) {
     *reinterpret_cast<float2*>(dst) = make_float2(a, b);
-  } else if constexpr (IsSame<OutT, __half>::value) {
-    *reinterpret_cast<__half2*>(dst) = __floats2half2_rn(a, b);
   } else {
-    *reinterpret_cast<__nv_bfloat162*>(dst) = __floats2bfloat162_rn(a, b);
+    *reinterpret_cast<unsigned*>(dst) = pack_pair<OutT>(a, b);
   }
 }
 
@@ -373,17 +383,6 @@ __device__ __forceinline__ void store_direct(float (&acc)[Tile::kMmaM][Tile::BN 
         if (n + 1 < N) D[flat_index(m, n + 1, N)] = to_out<OutT>(acc[mm][2 * j + 1]);
       }
     }
-  }
-}
-
-template <class OutT>
-__device__ __forceinline__ unsigned pack_pair(float a, float b) {
-  if constexpr (IsSame<OutT, __half>::value) {
-    const __half2 h = __floats2half2_rn(a, b);
-    return *reinterpret_cast<const unsigned*>(&h);
-  } else {
-    const __nv_bfloat162 h = __floats2bfloat162_rn(a, b);
-    return *reinterpret_cast<const unsigned*>(&h);
   }
 }
 
