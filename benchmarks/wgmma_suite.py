@@ -133,7 +133,7 @@ def parse_variants(text: str | None, tiles: list[str] | None) -> list[tuple[str,
         for item in text.split(","):
             parts = item.split(":")
             tile, dt = parts[0], parts[1] if len(parts) > 1 else "f32"
-            out.append((tile, dt, parts[2] if len(parts) > 2 else wgmma.default_store(dt)))
+            out.append((tile, dt, parts[2] if len(parts) > 2 else wgmma.DEFAULT_STORE))
         return out
     return [(t, "f32", "direct") for t in (tiles or [None])]
 

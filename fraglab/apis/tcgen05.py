@@ -77,10 +77,6 @@ class TmemMove:
     def cols(self) -> int:
         return COLS_PER_NUM[self.shape] * self.num
 
-    def ptx(self, op: str = "ld") -> str:
-        text = f"tcgen05.{op}.sync.aligned.{self.shape}.x{self.num}.b32"
-        return text + (" (second half at taddr + immHalfSplitoff)" if self.shape == "16x32bx2" else "")
-
 
 def catalogue() -> list[TmemMove]:
     return [TmemMove(shape, num) for shape in SHAPES for num in CATALOGUE_NUMS]
@@ -152,11 +148,12 @@ def kernel_builds() -> list:
 
 
 def dims(spec) -> tuple[int, int]:
-    return LANES[spec.shape], COLS_PER_NUM[spec.shape] * int(spec.num)
+    move = move_of(spec)
+    return move.rows, move.cols
 
 
 def slots(spec) -> int:
-    return REGS_PER_NUM[spec.shape] * int(spec.num)
+    return move_of(spec).regs
 
 
 def note(spec) -> str:

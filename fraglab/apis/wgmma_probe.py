@@ -21,6 +21,7 @@ from typing import Callable
 
 import numpy as np
 
+from ..runtime.build import SM90A
 from . import wgmma_model as wm
 
 THREADS = wm.THREADS
@@ -112,7 +113,7 @@ def source_text(ops: list[Op]) -> str:
 
 
 COMPILE_OPTIONS = ("-std=c++17",)
-ARCH = "sm_90a"   # wgmma exists only on the arch-specific target
+ARCH = SM90A   # wgmma exists only on the arch-specific target
 
 
 # ---- values in input types ------------------------------------------------------------------------

@@ -28,8 +28,9 @@ from typing import Optional
 
 import numpy as np
 
+from ..apis import wgmma_model
 from ..errors import ProbeUnsupported
-from ..runtime.build import KernelBuild
+from ..runtime.build import SM90A, KernelBuild, Sm90aBuild
 
 PEAK_ITERS = 8192
 WARPS_PER_BLOCK = 8
@@ -37,7 +38,7 @@ BLOCKS_PER_SM = 2
 CHAINS = 8  # kPeakA x kPeakB accumulators per warp
 
 # wgmma probes: the constants of bench/peak_wgmma.cu (fraglab_peak_wgmma::k*), checked against it by a test.
-WGMMA_ARCH = "sm_90a"         # wgmma exists only in the arch-specific target: plain sm_90 rejects it
+WGMMA_ARCH = SM90A
 WGMMA_WARPGROUPS = 2          # kWarpgroups: warpgroups per block, one accumulator each
 WGMMA_STEPS = 4               # kSteps: wgmmas per commit group, one 128-byte swizzle row of K
 WGMMA_N = 256                 # every wgmma probe is m64n256
@@ -66,7 +67,9 @@ class PeakProbe:
     a_from: str = "registers"  # wgmma: "smem" (SS) or "registers" (RS); B is in shared memory for every wgmma
 
 
-def _wgmma_probe(dtype: str, in_dtype: str, k: int, a_from: str) -> PeakProbe:
+def _wgmma_probe(in_dtype: str, a_from: str) -> PeakProbe:
+    dtype = WGMMA_TYPE[in_dtype]
+    k = wgmma_model.K_BY_TYPE[dtype]
     src = "ss" if a_from == "smem" else "rs"
     return PeakProbe(f"wgmma m64n{WGMMA_N}k{k} {dtype}->f32 {src.upper()}",
                      f"peak_wgmma_m64n{WGMMA_N}k{k}_{dtype}_f32_{src}", "wgmma", f"m64n{WGMMA_N}k{k}", in_dtype,
@@ -87,11 +90,11 @@ PROBES: tuple[PeakProbe, ...] = (
               2 * 256, 4 * 256, 256, unit="TOP/s"),
     PeakProbe("mma.sync m16n8k16 f16->f32", "peak_mma_m16n8k16_f16_f32", "mma.sync", "m16n8k16", "uint32", "float32",
               4096, "HMMA", 1, 2 * 4 * 32, 4 * 2 * 32, 32 * 4),
-    _wgmma_probe("f16", "float16", 16, "smem"),
-    _wgmma_probe("f16", "float16", 16, "registers"),
-    _wgmma_probe("bf16", "bfloat16", 16, "smem"),
-    _wgmma_probe("bf16", "bfloat16", 16, "registers"),
-    _wgmma_probe("e4m3", "float8_e4m3fn", 32, "smem"),
+    _wgmma_probe("float16", "smem"),
+    _wgmma_probe("float16", "registers"),
+    _wgmma_probe("bfloat16", "smem"),
+    _wgmma_probe("bfloat16", "registers"),
+    _wgmma_probe("float8_e4m3fn", "smem"),
 )
 PROBE_NAMES = tuple(p.kernel for p in PROBES)
 WGMMA_PROBE_NAMES = tuple(p.kernel for p in PROBES if p.api == "wgmma")
@@ -99,15 +102,6 @@ CEILING_PROBE = {"f16": "peak_wmma_f16_f32", "bf16": "peak_wmma_bf16_f32"}  # wh
 # What a wgmma GEMM is judged by: both operands in shared memory, as the GEMM's wgmmas read them.
 WGMMA_CEILING_PROBE = {"f16": "peak_wgmma_m64n256k16_f16_f32_ss", "bf16": "peak_wgmma_m64n256k16_bf16_f32_ss"}
 CEILING_PROBES = {"wmma": CEILING_PROBE, "wgmma": WGMMA_CEILING_PROBE}
-
-
-@dataclass(frozen=True)
-class Sm90aBuild(KernelBuild):
-    """A build for the arch-specific sm_90a target whatever arch is asked for, as gemm/wgmma.py's WgmmaBuild:
-    CuPy on the GPU and NVRTC offline then compile the same thing; compute_90a stops at PTX."""
-
-    def all_options(self, include_dirs: list[str], arch: str | None = None) -> tuple[str, ...]:
-        return super().all_options(include_dirs, arch if arch == "compute_90a" else WGMMA_ARCH)
 
 
 PEAK_BUILD = KernelBuild(entry="bench/peak.cu", name_expressions=tuple(k for k in PROBE_NAMES
@@ -326,14 +320,16 @@ def sass_text(cubin: bytes) -> str:
         return res.stdout
 
 
-def sass_checks(arch: str) -> dict[str, SassCheck]:
-    """{kernel: SassCheck} for every probe that `arch` runs (the wgmma ones, built for sm_90a, on sm_90 only),
-    or raises if no compiler/disassembler is at hand."""
-    per_function = parse_sass(sass_text(compile_cubin(PEAK_BUILD, arch)))
-    if arch in ("sm_90", WGMMA_ARCH):
-        per_function.update(parse_sass(sass_text(compile_cubin(PEAK_WGMMA_BUILD, WGMMA_ARCH))))
-    return {p.kernel: check_probe_sass(p, per_function.get(p.kernel, [])) for p in PROBES
-            if p.api != "wgmma" or arch in ("sm_90", WGMMA_ARCH)}
+def sass_checks(compute_capability: int, kernels=None) -> dict[str, SassCheck]:
+    """{kernel: SassCheck} for the probes named (default: every probe this GPU runs), compiling only the builds
+    that hold them (the wgmma probes' is sm_90a); raises if no compiler/disassembler is at hand."""
+    chosen = [p for p in PROBES if (kernels is None or p.kernel in kernels)
+              and unsupported_reason(p, compute_capability) is None]
+    per_function = {}
+    for build, arch in ((PEAK_BUILD, f"sm_{compute_capability}"), (PEAK_WGMMA_BUILD, WGMMA_ARCH)):
+        if any(p.kernel in build.name_expressions for p in chosen):
+            per_function.update(parse_sass(sass_text(compile_cubin(build, arch))))
+    return {p.kernel: check_probe_sass(p, per_function.get(p.kernel, [])) for p in chosen}
 
 
 # ---------------------------------------------------------------------------------------------

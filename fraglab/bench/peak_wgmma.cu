@@ -24,45 +24,34 @@ constexpr int kSmemBytes = kBBytes + kABytes + kAlign;  // what the launcher pas
 constexpr int kAccRegs = 128;       // m64n256 f32 accumulator: 256 / 2 registers per thread
 static_assert(kSmemBytes <= 48 * 1024, "above 48 KB the launcher must raise the shared-memory limit");
 
-__device__ __forceinline__ unsigned smem_addr(const void* p) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
+using fraglab::fence_proxy_async_smem;
+using fraglab::smem_u32;
+using fraglab::wgmma_commit;
+using fraglab::wgmma_fence;
+using fraglab::wgmma_wait;
 
-__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
-__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
-template <int Pending>
-__device__ __forceinline__ void wgmma_wait() {
-  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(Pending) : "memory");
-}
-
-// D += A * B with both operands in shared memory (scale-d = 1: accumulate). TAIL: imm-scale-a, imm-scale-b and,
-// for 16-bit types, imm-trans-a and imm-trans-b (0: both K-major).
-#define FRAGLAB_PEAK_WGMMA_SS(NAME, INSTR, TAIL)                                                               \
+// D += A * B (scale-d = 1: accumulate), B in shared memory, A from shared memory (SS: A_OPERANDS "%128, %129",
+// the predicate %130) or from 4 registers per thread (RS: "{%128, %129, %130, %131}, %132", predicate %133).
+// TAIL: imm-scale-a, imm-scale-b and the transpose flags the form takes (SS 16-bit: trans-a and trans-b, 0: both
+// K-major; RS: trans-b; 8-bit types: none). The asm inputs follow A_OPERANDS' numbering.
+#define FRAGLAB_PEAK_WGMMA(NAME, REG_A, INSTR, A_OPERANDS, PRED, TAIL, ...)                                   \
   struct NAME {                                                                                                \
-    static constexpr bool kRegA = false;                                                                       \
+    static constexpr bool kRegA = REG_A;                                                                       \
     __device__ __forceinline__ static void mma(float (&d)[kAccRegs], const unsigned (&a)[4],                   \
                                                unsigned long long desc_a, unsigned long long desc_b) {         \
       (void)a;                                                                                                 \
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n" INSTR " {" FRAGLAB_WGMMA_REGS_128             \
-                   "}, %128, %129, p" TAIL ";\n}\n"                                                            \
-                   : FRAGLAB_WGMMA_F32_OPERANDS_128(d)                                                         \
-                   : "l"(desc_a), "l"(desc_b), "n"(1));                                                        \
-    }                                                                                                          \
-  };
-
-// D += A * B with A from 4 registers per thread and B in shared memory; TAIL: imm-scale-a, imm-scale-b, imm-trans-b.
-#define FRAGLAB_PEAK_WGMMA_RS(NAME, INSTR, TAIL)                                                               \
-  struct NAME {                                                                                                \
-    static constexpr bool kRegA = true;                                                                        \
-    __device__ __forceinline__ static void mma(float (&d)[kAccRegs], const unsigned (&a)[4],                   \
-                                               unsigned long long desc_a, unsigned long long desc_b) {         \
       (void)desc_a;                                                                                            \
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %133, 0;\n" INSTR " {" FRAGLAB_WGMMA_REGS_128             \
-                   "}, {%128, %129, %130, %131}, %132, p" TAIL ";\n}\n"                                        \
+      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, " PRED ", 0;\n" INSTR " {" FRAGLAB_WGMMA_REGS_128        \
+                   "}, " A_OPERANDS ", p" TAIL ";\n}\n"                                                        \
                    : FRAGLAB_WGMMA_F32_OPERANDS_128(d)                                                         \
-                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "n"(1));                         \
+                   : __VA_ARGS__);                                                                             \
     }                                                                                                          \
   };
+#define FRAGLAB_PEAK_WGMMA_SS(NAME, INSTR, TAIL)                                                               \
+  FRAGLAB_PEAK_WGMMA(NAME, false, INSTR, "%128, %129", "%130", TAIL, "l"(desc_a), "l"(desc_b), "n"(1))
+#define FRAGLAB_PEAK_WGMMA_RS(NAME, INSTR, TAIL)                                                               \
+  FRAGLAB_PEAK_WGMMA(NAME, true, INSTR, "{%128, %129, %130, %131}, %132", "%133", TAIL, "r"(a[0]), "r"(a[1]),   \
+                     "r"(a[2]), "r"(a[3]), "l"(desc_b), "n"(1))
 
 FRAGLAB_PEAK_WGMMA_SS(F16SS, "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16", ", 1, 1, 0, 0")
 FRAGLAB_PEAK_WGMMA_SS(Bf16SS, "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", ", 1, 1, 0, 0")
@@ -78,7 +67,7 @@ __device__ __forceinline__ void peak_wgmma_body(const uint4* a_src, const uint4*
                                                 unsigned long long desc_a_fields,
                                                 unsigned long long desc_b_fields) {
   extern __shared__ unsigned char smem_raw[];
-  const unsigned raw = smem_addr(smem_raw);
+  const unsigned raw = smem_u32(smem_raw);
   unsigned char* b_tile = smem_raw + ((kAlign - raw % kAlign) % kAlign);
   unsigned char* a_tile = b_tile + kBBytes;
   for (int i = threadIdx.x; i < kBBytes / 16; i += blockDim.x) reinterpret_cast<uint4*>(b_tile)[i] = b_src[i];
@@ -98,14 +87,14 @@ __device__ __forceinline__ void peak_wgmma_body(const uint4* a_src, const uint4*
     for (int i = threadIdx.x; i < kABytes / 16; i += blockDim.x) reinterpret_cast<uint4*>(a_tile)[i] = a_src[i];
   }
   // The generic-proxy stores above must be visible to the tensor core's async proxy before a wgmma reads them.
-  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+  fence_proxy_async_smem();
   __syncthreads();
 
   unsigned long long desc_a[kSteps], desc_b[kSteps];
 #pragma unroll
   for (int s = 0; s < kSteps; ++s) {
-    desc_a[s] = desc_a_fields | (((smem_addr(a_tile) + s * kStepBytes) & 0x3FFFFu) >> 4);
-    desc_b[s] = desc_b_fields | (((smem_addr(b_tile) + s * kStepBytes) & 0x3FFFFu) >> 4);
+    desc_a[s] = desc_a_fields | (((smem_u32(a_tile) + s * kStepBytes) & 0x3FFFFu) >> 4);
+    desc_b[s] = desc_b_fields | (((smem_u32(b_tile) + s * kStepBytes) & 0x3FFFFu) >> 4);
   }
   float d[kAccRegs];
 #pragma unroll

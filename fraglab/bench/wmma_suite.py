@@ -5,7 +5,8 @@ Rows go to fraglab.bench.report's tables, JSON and plot.
 
 from __future__ import annotations
 
-from ..gemm.api import prepare
+from ..gemm.api import d_dtype, prepare
+from ..gemm.cast import bf16_dtype
 
 # ---------------------------------------------------------------------------------------------
 # Check and benchmark suite behind `fraglab gemm --wmma` (rows for fraglab.bench's table/JSON/plot)
@@ -18,17 +19,9 @@ def suite_kernels(family: str = "wmma") -> tuple[str, ...]:
     return (f"{family}_fused", f"{family}_plain") + BASELINE_KERNELS
 
 
-SUITE_KERNELS = suite_kernels("wmma")
 CHECK_ROWS_ABOVE = 2048  # larger M: check a random sample of rows against the float64 reference
 CHECK_SAMPLE_ROWS = 96
 INTERLEAVED_ROUNDS = 6   # rounds over the kernels, in varying order (fraglab.bench.time_interleaved)
-
-
-def bf16_numpy_dtype(cp):
-    """numpy's bfloat16 (ml_dtypes) when this CuPy can hold it, else None (then bf16 travels as uint16 bits);
-    the GEMM's own answer (gemm.cast.bf16_dtype), so inputs and a bf16 D agree."""
-    from ..gemm.cast import bf16_dtype
-    return bf16_dtype(cp)
 
 
 def to_bf16_bits(cp, x32):
@@ -47,17 +40,6 @@ def host_float64(x, dtype: str, bits: bool):
     return h.astype(np.float64)
 
 
-def new_output(cp, m: int, n: int, out_dtype: str, input_bits: bool):
-    """An (M, N) D of out_dtype as fraglab.gemm allocates it: f32, f16, or bf16 as CuPy's bfloat16 or, without one
-    (or when the inputs travel as bits), uint16 bit patterns."""
-    if out_dtype == "f32":
-        return cp.empty((m, n), dtype=cp.float32)
-    if out_dtype == "f16":
-        return cp.empty((m, n), dtype=cp.float16)
-    bf = None if input_bits else bf16_numpy_dtype(cp)
-    return cp.empty((m, n), dtype=bf if bf is not None else cp.uint16)
-
-
 def poison(cp, x) -> None:
     """Fill with NaN (bf16's quiet NaN 0x7FC0 for uint16 bits), so an element a kernel never writes fails the check."""
     if x.dtype == cp.float32 or x.dtype == cp.float16:
@@ -74,7 +56,7 @@ def make_inputs(cp, m: int, n: int, k: int, dtype: str, *, has_c: bool, bias_mod
     if dtype == "f16":
         a, b = uni((m, k)).astype(cp.float16), uni((k, n)).astype(cp.float16)
     else:
-        bf = bf16_numpy_dtype(cp)
+        bf = bf16_dtype(cp)   # the GEMM's own answer, so inputs and a bf16 D agree
         a, b = to_bf16_bits(cp, uni((m, k))), to_bf16_bits(cp, uni((k, n)))
         if bf is not None:
             a, b = a.view(bf), b.view(bf)
@@ -203,7 +185,7 @@ def run_suite(sizes, *, dtype: str = "f16", act: str = "none", bias_mode: str = 
         per_set = (m * k + k * n) * 2 + (m * n * 4 if has_c else 0) + (m * n * 4 if bias_mode == "full" else 0)
         sets = min(benchmod.rotation_count(per_set), max(1, (4 << 30) // per_set)) if bench else 1
         inputs = [make_inputs(cp, m, n, k, dtype, has_c=has_c, bias_mode=bias_mode, seed=17 + s) for s in range(sets)]
-        d = new_output(cp, m, n, out_dtype, inputs[0]["bits"])
+        d = cp.empty((m, n), dtype=d_dtype(cp, out_dtype, inputs[0]["a"]))   # as fraglab.gemm allocates D
         z = cp.empty((m, n), dtype=cp.float32) if save_z else None
         # One road: each input set is validated and planned once by fraglab.gemm.api; the timed calls only launch.
         fused_runs = [prepare(x["a"], x["b"], c=x["c"], bias=x["bias"], bias_mode=bias_mode, act=act, alpha=alpha,
@@ -382,7 +364,6 @@ def summary_columns(family: str = "wmma") -> tuple:
     )
 
 
-SUMMARY_COLUMNS = summary_columns("wmma")
 RATIO_COLUMNS = (
     ("size", "M x N x K", ""),
     ("check", "check", ""),

@@ -130,12 +130,13 @@ def gemm_command(
 
     from .. import bench as benchmod
 
+    family = ("wgmma" if wgmma else "wmma") if wmma else "simt"
     with benchmod.progress(transient=True) as prog:
         if wmma:
             from ..bench.wmma_suite import CHECK_COLUMNS, RATIO_COLUMNS, run_suite, summary_columns
             result = run_suite(sizes, dtype=dtype, act=act, bias_mode=bias, alpha=alpha, beta=beta,
                                leaky_slope=leaky_slope, save_z=save_z, check=check, bench=bench, tile=tile,
-                               progress=prog, kernel="wgmma" if wgmma else "wmma", out_dtype=out_dtype)
+                               progress=prog, kernel=family, out_dtype=out_dtype)
             rows = result["rows"]
         else:
             from ..bench.simt_ladder import run_ladder
@@ -153,10 +154,9 @@ def gemm_command(
             _print_table(rows, CHECK_COLUMNS, title + ": check against float64")
         if bench:
             ceiling, sustained = result.get("ceiling_tflops"), result.get("ceiling_sustained_tflops")
-            _print_table(result["summary"], summary_columns("wgmma" if wgmma else "wmma"),
+            _print_table(result["summary"], summary_columns(family),
                          title + ": TFLOP/s (2MNK / median time)")
-            label = result.get("ceiling_label", "register-only WMMA")
-            note = f"{label}, measured in this run: {ceiling:.0f} TFLOP/s burst" if ceiling else ""
+            note = f"{result['ceiling_label']}, measured in this run: {ceiling:.0f} TFLOP/s burst" if ceiling else ""
             if ceiling and sustained:
                 note += f", {sustained:.0f} sustained under the power limit"
             _print_table(result["summary"], RATIO_COLUMNS, "Ratios" + (f" (ceiling: {note})" if note else ""))
@@ -169,11 +169,11 @@ def gemm_command(
         except Exception:
             pass
         benchmod.save_json({"command": "gemm", "wmma": wmma,
-                            "kernel": ("wgmma" if wgmma else "wmma") if wmma else "simt", "dtype": dtype if wmma else "f32",
+                            "kernel": family, "dtype": dtype if wmma else "f32",
                             "out_dtype": out_dtype, "act": act,
                             "bias": bias, "alpha": alpha, "beta": beta, "save_z": save_z, **result}, json_path)
     if plot is not None and bench:
-        label = result.get("ceiling_label", "register-only WMMA")
+        label = result.get("ceiling_label")
         ceilings = {f"{label} (burst)": result.get("ceiling_tflops"),
                     f"{label} (sustained)": result.get("ceiling_sustained_tflops")} if wmma else None
         benchmod.plot_tflops(rows, plot, title, ceilings)
@@ -210,7 +210,7 @@ def peak_command(
     checks = {}
     if sass:
         try:
-            checks = peak.sass_checks(f"sm_{info['compute_capability']}")
+            checks = peak.sass_checks(info["compute_capability"], [r["kernel"] for r in rows])
         except Exception as exc:  # no compiler or disassembler here: say so in the table
             typer.echo(f"fraglab: SASS not checked ({exc.__class__.__name__}: {str(exc).splitlines()[0]})", err=True)
     for r in rows:

@@ -31,7 +31,7 @@ class _CallableModule(types.ModuleType):
     """`fraglab.gemm(...)` is the package called: it forwards to fraglab.gemm.api.gemm."""
 
     def __call__(self, *args, **kwargs):
-        return (_API_GEMM or _api_gemm())(*args, **kwargs)
+        return gemm(*args, **kwargs)
 
 
 sys.modules[__name__].__class__ = _CallableModule

@@ -8,6 +8,7 @@ conversion, plans and kernel specs are shared between calls of one signature, an
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
@@ -67,7 +68,7 @@ def prepare(a, b, *, c=None, bias=None, bias_mode: Optional[str] = None, act: st
                               leaky_slope=leaky_slope, save_z=save_z, out=out, kernel=kernel,
                               input_dtype=input_dtype, out_dtype=out_dtype, z_out=z_out)
     m, n = plan.m, plan.n
-    d = out if out is not None else cp.empty((m, n), dtype=_d_dtype(cp, plan.out_dtype, a))
+    d = out if out is not None else cp.empty((m, n), dtype=d_dtype(cp, plan.out_dtype, a))
     z = None
     if plan.save_z:
         z = z_out if z_out is not None else cp.empty((m, n), dtype=cp.float32)
@@ -134,14 +135,14 @@ def gemm(a, b, *, c=None, bias=None, bias_mode: Optional[str] = None, act: str =
     stream (torch's default stream and CuPy's are both the legacy default one unless either was changed). The
     result's memory is allocated on that stream too.
     """
-    if stream is None:
+    # D, Z and the scratch come from the pool on the stream, and the launch goes there
+    with _NO_STREAM if stream is None else _cupy_stream(stream):
         return prepare(a, b, c=c, bias=bias, bias_mode=bias_mode, act=act, alpha=alpha, beta=beta,
                        leaky_slope=leaky_slope, save_z=save_z, out=out, kernel=kernel, input_dtype=input_dtype,
                        tile=tile, out_dtype=out_dtype)()
-    with _cupy_stream(stream):   # D, Z and the scratch come from the pool on this stream, and the launch goes there
-        return prepare(a, b, c=c, bias=bias, bias_mode=bias_mode, act=act, alpha=alpha, beta=beta,
-                       leaky_slope=leaky_slope, save_z=save_z, out=out, kernel=kernel, input_dtype=input_dtype,
-                       tile=tile, out_dtype=out_dtype)()
+
+
+_NO_STREAM = contextlib.nullcontext()   # reusable: entering it does nothing
 
 
 # ---------------------------------------------------------------------------------------------
@@ -191,7 +192,7 @@ def _launcher(family, spec, plan, a, b, d, c, bias, z, alpha, beta, leaky_slope)
     return launch
 
 
-def _d_dtype(cp, out_dtype: str, a):
+def d_dtype(cp, out_dtype: str, a):
     """The array type of a new D: float32, float16, or for bf16 a's own type when a is bf16 (CuPy's bfloat16 or
     uint16 bits), else CuPy's bfloat16 where it has one, else uint16 bits."""
     if out_dtype == "f32":
@@ -276,5 +277,5 @@ def _sm_count() -> int:
     return _SM_COUNT
 
 
-__all__ = ["gemm", "prepare", "PreparedGemm", "validate_gemm_args", "GemmArgumentError", "GemmPlan", "KERNELS",
+__all__ = ["gemm", "prepare", "PreparedGemm", "d_dtype", "validate_gemm_args", "GemmArgumentError", "GemmPlan", "KERNELS",
            "OUT_DTYPES"]

@@ -202,6 +202,8 @@ def tensor_core_kernel(requested: str, compute_capability: int, k: int, n: int,
 
 
 def _finite(argument: str, value) -> None:
+    if type(value) is float and value - value == 0.0:   # the common case: x - x == 0 only for finite floats
+        return
     if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
         raise GemmArgumentError(argument, f"must be a finite number, got {value!r}")
 
@@ -235,13 +237,9 @@ def validate_gemm_args(a, b, *, c=None, bias=None, bias_mode: Optional[str] = No
         raise GemmArgumentError("act", f"{act!r} is not valid: choose one of {', '.join(ACT_KINDS)}")
     if input_dtype is not None and input_dtype != "bf16":
         raise GemmArgumentError("input_dtype", f"{input_dtype!r} is not valid: None (from a's dtype) or 'bf16'")
-    # x - x == 0 exactly for finite floats (inf - inf and NaN give NaN): the common case without a call
-    if not (type(alpha) is float and alpha - alpha == 0.0):
-        _finite("alpha", alpha)
-    if not (type(beta) is float and beta - beta == 0.0):
-        _finite("beta", beta)
-    if not (type(leaky_slope) is float and leaky_slope - leaky_slope == 0.0):
-        _finite("leaky_slope", leaky_slope)
+    _finite("alpha", alpha)
+    _finite("beta", beta)
+    _finite("leaky_slope", leaky_slope)
     (m, k), a_name = _check_operand(a, "a")
     (k_b, n), b_name = _check_operand(b, "b")
     if k_b != k:

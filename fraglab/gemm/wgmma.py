@@ -15,11 +15,11 @@ from itertools import product
 import numpy as np
 
 from ..memo import BoundedMemo
-from ..runtime.build import KernelBuild
+from ..runtime.build import SM90A, Sm90aBuild
 from .epilogue import ACT_KINDS, BIAS_MODES, epilogue_cpp
 
 ENTRY = "gemm/wgmma.cu"
-ARCH = "sm_90a"                   # wgmma and setmaxnreg exist only in the arch-specific target
+ARCH = SM90A
 DTYPES = ("f16", "bf16")
 OUT_DTYPES = ("f32", "f16", "bf16")   # D; Z is always f32
 STORES = ("direct", "tma")        # D from registers, or through shared memory and TMA stores
@@ -265,16 +265,12 @@ def accumulator_header() -> str:
 # Build description: the runtime (CuPy) and the offline compiler (pip NVRTC) take it like any KernelBuild
 
 @dataclass(frozen=True)
-class WgmmaBuild(KernelBuild):
-    """gemm/wgmma.cu with the generated accumulator indexing in front (so CuPy's cache keys on it too), always
-    for an arch-specific 90a target (plain sm_90 rejects wgmma and setmaxnreg)."""
+class WgmmaBuild(Sm90aBuild):
+    """gemm/wgmma.cu with the generated accumulator indexing in front (so CuPy's cache keys on it too), for
+    sm_90a."""
 
     def source_text(self) -> str:
         return accumulator_header() + super().source_text()
-
-    def all_options(self, include_dirs: list[str], arch: str | None = None) -> tuple[str, ...]:
-        """`arch` compute_90a stops at PTX (the compile test's quick pass); anything else builds sm_90a."""
-        return super().all_options(include_dirs, arch if arch == "compute_90a" else ARCH)
 
 
 def build_of(names: tuple[str, ...], options: tuple[str, ...] = ()) -> WgmmaBuild:
@@ -307,12 +303,8 @@ def choose_tile(m: int, n: int, sm_count: int = 132) -> str:
 # How D leaves the kernel unless a store is asked for. Measured (H100, 2026-11-23, benchmarks/wgmma_suite.py
 # --variants): through shared memory and TMA beats direct stores for every output type and size timed, e.g.
 # f16 D at 4096^3 727 against 652 TFLOP/s, f32 D 700 against 662, and at 8192x8192x1024 f16 610 against 420.
+# Every output type: f32 through float2 shared-memory writes, f16/bf16 through stmatrix.
 DEFAULT_STORE = "tma"
-
-
-def default_store(out_dtype: str) -> str:
-    del out_dtype  # every output type: f32 through float2 shared-memory writes, f16/bf16 through stmatrix
-    return DEFAULT_STORE
 
 
 def spec_for(dtype: str, m: int, n: int, k: int, *, act: str = "none", bias_mode: str = "none",
@@ -320,12 +312,12 @@ def spec_for(dtype: str, m: int, n: int, k: int, *, act: str = "none", bias_mode
              out_dtype: str = "f32", store: str | None = None) -> WgmmaKernelSpec:
     del k  # every K uses the same kernel: TMA zero-fills the last K-block
     return WgmmaKernelSpec(dtype, act, bias_mode, has_c, save_z, tile or choose_tile(m, n, sm_count), B_SWAP_OFFSETS,
-                           out_dtype, store or default_store(out_dtype))
+                           out_dtype, store or DEFAULT_STORE)
 
 
 def all_specs() -> list[WgmmaKernelSpec]:
     """Every instantiation `spec_for` can return."""
-    return [WgmmaKernelSpec(dtype, act, bias_mode, has_c, save_z, tile, B_SWAP_OFFSETS, out, default_store(out))
+    return [WgmmaKernelSpec(dtype, act, bias_mode, has_c, save_z, tile, B_SWAP_OFFSETS, out, DEFAULT_STORE)
             for dtype, act, bias_mode, has_c, save_z, tile, out
             in product(DTYPES, ACT_KINDS, BIAS_MODES, (False, True), (False, True), TILES, OUT_DTYPES)]
 

@@ -221,10 +221,12 @@ def load_bundled(arch: int | None = None, api: str | None = None) -> Atlas:
     if not archs:
         raise AtlasError(f"no atlas is bundled in {DATA_DIR}")
     target = max(archs) if arch is None else min(archs, key=lambda a: (abs(a - arch), -a))
-    paths = bundled_paths()[target]
+    paths = archs[target]
     if api is not None:
         index = bundled_index()
-        paths = [p for p in paths if p.name not in index or api in index[p.name]] or paths
+        paths = [p for p in paths if p.name not in index or api in index[p.name]]
+        if not paths:   # the index says no file holds it: reading them all would only prove that
+            raise AtlasError(f"no atlas bundled for sm_{target} holds {api} layouts")
     return _load_bundled_files(tuple(paths))
 
 

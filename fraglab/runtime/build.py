@@ -62,4 +62,16 @@ class KernelBuild:
         )
 
 
-__all__ = ["KernelBuild", "PACKAGE_DIR", "source_files", "sources_hash"]
+SM90A = "sm_90a"   # wgmma, setmaxnreg and TMA multicast exist only in the arch-specific target: sm_90 rejects them
+
+
+@dataclass(frozen=True)
+class Sm90aBuild(KernelBuild):
+    """A build for sm_90a whatever arch is asked for, so CuPy on the GPU and NVRTC offline compile the same
+    thing; `arch` compute_90a (the compile test's quick pass) stops at PTX."""
+
+    def all_options(self, include_dirs: list[str], arch: str | None = None) -> tuple[str, ...]:
+        return super().all_options(include_dirs, arch if arch == "compute_90a" else SM90A)
+
+
+__all__ = ["KernelBuild", "Sm90aBuild", "SM90A", "PACKAGE_DIR", "source_files", "sources_hash"]

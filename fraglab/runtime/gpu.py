@@ -157,7 +157,7 @@ def launch_poisoned(build: KernelBuild, name: str, blocks: int, inputs, out_shap
     out = cp.full(out_shape, poison, dtype=out_dtype)
     args = [cp.asarray(np.ascontiguousarray(x)) for x in inputs]
     function(build, name)((blocks,), (32,), (*args, out))
-    cp.cuda.runtime.deviceSynchronize()
+    synchronize()
     result = out.get()
     unwritten = int(np.sum(result == poison))
     if unwritten:

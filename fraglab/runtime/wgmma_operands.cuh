@@ -1,8 +1,28 @@
-// wgmma accumulator operands for inline PTX: the "%0, ..., %N-1" text and the matching "+f"(d[i]) list of an
-// f32 accumulator of N registers per thread (m64nK: N/2 registers; 32, 64 and 128 here). Shared by the wgmma
-// GEMM (gemm/wgmma.cu) and the wgmma rate probes (bench/peak_wgmma.cu); the asm text must be a string literal,
-// so these are macros.
+// What the wgmma GEMM (gemm/wgmma.cu) and the wgmma rate probes (bench/peak_wgmma.cu) both need: the
+// accumulator operands for inline PTX (the "%0, ..., %N-1" text and the matching "+f"(d[i]) list of an f32
+// accumulator of N registers per thread; m64nK: N/2 registers; 32, 64 and 128 here; macros, as the asm text must
+// be a string literal), and the shared-memory address, wgmma group and proxy-fence helpers around them.
 #pragma once
+
+namespace fraglab {
+
+__device__ __forceinline__ unsigned smem_u32(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
+template <int Pending>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(Pending) : "memory");
+}
+
+// Generic-proxy writes to shared memory (st.shared, stmatrix) made visible to the async proxy (wgmma, TMA).
+__device__ __forceinline__ void fence_proxy_async_smem() {
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+
+}  // namespace fraglab
 
 #define FRAGLAB_WGMMA_F32x8(d, i)                                                                              \
   "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]),  \

@@ -261,15 +261,31 @@ def test_the_wgmma_constants_match_peak_wgmma_cu():
     assert tile_a["k_steps"] == peak.WGMMA_STEPS and tile_a["k_step_bytes"] == consts["kStepBytes"]
 
 
+def test_sass_checks_compile_only_the_builds_of_the_probes_asked_for(monkeypatch):
+    compiled = []
+    monkeypatch.setattr(peak, "compile_cubin", lambda build, arch: compiled.append((build.entry, arch)) or b"")
+    monkeypatch.setattr(peak, "sass_text", lambda cubin: "")
+    wmma = peak.PROBES[0].kernel
+    assert set(peak.sass_checks(90, [wmma])) == {wmma}
+    assert compiled == [(peak.PEAK_BUILD.entry, "sm_90")]            # no sm_90a wgmma build for a WMMA probe
+    compiled.clear()
+    assert set(peak.sass_checks(80)) == set(peak.default_kernels(80))  # wgmma probes do not run on sm_80
+    assert compiled == [(peak.PEAK_BUILD.entry, "sm_80")]
+    compiled.clear()
+    peak.sass_checks(90, [WGMMA_NAMES[0]])
+    assert compiled == [(peak.PEAK_WGMMA_BUILD.entry, peak.WGMMA_ARCH)]
+
+
 def test_real_sass_of_every_probe_is_clean():
     if peak.find_tool("cuobjdump") is None or peak.find_tool("nvdisasm") is None:
         pytest.skip("cuobjdump/nvdisasm not installed (CUDA toolkit, or pip nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm)")
     try:
-        checks = peak.sass_checks("sm_90")
+        checks = peak.sass_checks(90)
     except FileNotFoundError as exc:
         pytest.skip(str(exc))
     bad = {k: c.note for k, c in checks.items() if not c.ok}
     assert not bad
+    assert set(checks) == set(peak.PROBE_NAMES)   # on sm_90 every probe runs, so every probe is checked
 
 
 @pytest.mark.parametrize("kernel", WGMMA_NAMES)

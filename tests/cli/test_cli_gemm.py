@@ -58,7 +58,8 @@ FAKE = {
               "rel_err": 1e-7, "ms": 0.01, "tflops": 0.05, "tile": "128x128", "aligned": True},
              {"kernel": "cublas_gemmex", "m": 64, "n": 64, "k": 64, "status": "-", "ms": 0.02, "tflops": 0.03}],
     "summary": [{"m": 64, "n": 64, "k": 64, "check": "PASSED", "wmma_fused_tflops": 0.05, "fused_vs_cublas": 1.7}],
-    "ceiling_tflops": 650.0, "ceiling_sustained_tflops": 540.0, "device": {"gpu_name": "fake"},
+    "ceiling_tflops": 650.0, "ceiling_sustained_tflops": 540.0, "ceiling_label": "wmma f16->f32",
+    "device": {"gpu_name": "fake"},
 }
 
 
@@ -78,7 +79,7 @@ def test_wmma_bench_prints_the_table_and_writes_json_and_plot(monkeypatch, tmp_p
     assert seen["sizes"] == [(64, 64, 64)] and seen["act"] == "gelu" and seen["bias_mode"] == "per_m"
     assert seen["beta"] == 0.5 and seen["save_z"] and seen["check"] and seen["bench"]
     assert "1.70" in res.output and "PASSED" in res.output
-    assert "650 TFLOP/s burst, 540 sustained" in res.output
+    assert "wmma f16->f32, measured in this run: 650 TFLOP/s burst, 540 sustained" in res.output
     saved = json.loads((tmp_path / "r.json").read_text())
     assert saved["act"] == "gelu" and saved["rows"][0]["kernel"] == "wmma_fused"
     assert (tmp_path / "r.png").read_bytes()[:4] == b"\x89PNG"
@@ -110,7 +111,7 @@ def test_peak_prints_rates_and_sass_verdicts(monkeypatch, tmp_path):
              "unit": "TFLOP/s", "ms": 1.0}]
     seen = {}
     monkeypatch.setattr(peak, "measure", lambda kernels, iters, sustain_s, progress: seen.update(s=sustain_s) or rows)
-    monkeypatch.setattr(peak, "sass_checks", lambda arch: {"peak_wmma_f16_f32": peak.SassCheck(
+    monkeypatch.setattr(peak, "sass_checks", lambda cc, kernels: {"peak_wmma_f16_f32": peak.SassCheck(
         "peak_wmma_f16_f32", 80, 0, True, "80 HMMA")})
     monkeypatch.setattr(gpu, "device_info", lambda: {"gpu_name": "H200", "compute_capability": 90})
     res = _run("peak", "--json", str(tmp_path / "p.json"))

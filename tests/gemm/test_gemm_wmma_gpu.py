@@ -8,6 +8,7 @@ import itertools
 import numpy as np
 import pytest
 
+from fraglab.gemm.cast import bf16_dtype
 from fraglab.gemm.reference import ACT_KINDS, BIAS_MODES, check_result, reference_gemm
 
 pytestmark = pytest.mark.gpu
@@ -51,7 +52,7 @@ def _inputs(cp, m, n, k, dtype, seed, *, bias_mode="none", has_c=False, bits=Fal
         a, b = cp.asarray(a32.astype(np.float16)), cp.asarray(b32.astype(np.float16))
     else:
         a, b = wmma_suite.to_bf16_bits(cp, cp.asarray(a32)), wmma_suite.to_bf16_bits(cp, cp.asarray(b32))
-        bf = None if bits else wmma_suite.bf16_numpy_dtype(cp)
+        bf = None if bits else bf16_dtype(cp)
         if bf is not None:
             a, b = a.view(bf), b.view(bf)
         bits = bf is None
