@@ -1,11 +1,13 @@
 """Small wgmma GEMM launches for compute-sanitizer (memcheck, racecheck, synccheck): every tile, edges in M, N
-and K, a staged bias, C and Z. Exits 1 if a result is wrong.
+and K, a staged bias, C and Z; staged stores also from a grid of one block (one cluster), so the bias and store
+buffers are reused from tile to tile. Exits 1 if a result is wrong.
 
 Usage (device): compute-sanitizer --tool racecheck python3 benchmarks/wgmma_sanitize.py
 """
 
 from __future__ import annotations
 
+import itertools
 import sys
 from pathlib import Path
 
@@ -22,8 +24,9 @@ def main() -> int:
     rng = np.random.default_rng(0)
     bad = 0
     for tile, out, store in [(t, "f32", "direct") for t in (*wgmma.TILES, "128x128p", "64x256p", "128x256c2", "128x128c2")] + \
-            [(t, o, "tma") for t in ("128x256", "128x256c2", "128x128p") for o in ("f16", "f32")]:
-        for (m, n, k, bias_mode) in ((200, 264, 136, "per_n"), (130, 136, 520, "per_m")):
+            [(t, o, "tma") for t in ("128x256", "128x256c2", "128x128p", "128x64") for o in ("f16", "f32")]:
+        grids = (None, wgmma.ALL_TILES[tile].cluster_m) if store == "tma" else (None,)
+        for (m, n, k, bias_mode), grid in itertools.product(((200, 264, 136, "per_n"), (130, 136, 520, "per_m")), grids):
             a = rng.uniform(-1, 1, (m, k)).astype(np.float16)
             b = rng.uniform(-1, 1, (k, n)).astype(np.float16)
             c = rng.uniform(-1, 1, (m, n)).astype(np.float32)
@@ -33,14 +36,14 @@ def main() -> int:
             spec = wgmma.spec_for("f16", m, n, k, act="relu", bias_mode=bias_mode, has_c=True, save_z=True, tile=tile,
                                   out_dtype=out, store=store)
             wgmma.launch(spec, cp.asarray(a), cp.asarray(b), d, c=cp.asarray(c), bias=cp.asarray(bias), z=z,
-                         beta=0.5)
+                         beta=0.5, grid=grid)
             cp.cuda.runtime.deviceSynchronize()
             bias2 = bias[None, :] if bias_mode == "per_n" else bias[:, None]
             pre = a.astype(np.float64) @ b.astype(np.float64) + 0.5 * c + bias2
             err = np.abs(z.get() - pre).max() / np.abs(pre).max()
             ok = err < 1e-3 and np.array_equal(d.get() > 0, pre > 0) and not np.isnan(d.get()).any()
             bad += not ok
-            print(f"{tile} {out} {store} {m}x{n}x{k} {bias_mode}: rel err {err:.2e} {'ok' if ok else 'FAILED'}", flush=True)
+            print(f"{tile} {out} {store} {m}x{n}x{k} {bias_mode} grid {grid or 'full'}: rel err {err:.2e} {'ok' if ok else 'FAILED'}", flush=True)
     return 1 if bad else 0
 
 

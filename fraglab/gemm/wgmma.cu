@@ -40,7 +40,8 @@ constexpr int kConsumerRegs = 232;
 // K-block and multicasts it to both, halving the L2 -> SM traffic of B.
 // StagedStore: D leaves through shared memory: each consumer writes its rows, 128 bytes of each at a time, into a
 // 128B-swizzled buffer, and one TMA store per buffer writes it to global memory (clipped at the edges).
-template <int BM_, int BN_, int Stages_, int GroupM_, bool PingPong_, int ClusterM_ = 1, bool StagedStore_ = false>
+template <int BM_, int BN_, int Stages_, int GroupM_, bool PingPong_, int ClusterM_ = 1, bool StagedStore_ = false,
+          int MaxStoreBuffers_ = 2>
 struct WgmmaTile {
   static constexpr int BM = BM_;
   static constexpr int BN = BN_;
@@ -57,11 +58,18 @@ struct WgmmaTile {
   static constexpr int kStageBytes = kABytes + kBBytes;
   // One arrival per consuming warp of every block whose stage the producer writes (B goes to the whole cluster).
   static constexpr int kEmptyArrivals = (PingPong ? 1 : kConsumers) * 4 * ClusterM;
-  static constexpr int kBiasFloats = BM > BN ? BM : BN;   // per consumer: the tile's per-row or per-column bias
-  static constexpr int kBiasBytes = kConsumers * kBiasFloats * 4;
+  // The staged per-row / per-column bias. Cooperative: one buffer that both consumers fill and read (the tile's
+  // columns, or each consumer's rows at its own offset); ping-pong: one per consumer (they are on different tiles).
+  static constexpr int kBiasFloats = BM > BN ? BM : BN;
+  static constexpr int kBiasBytes = ((PingPong ? kConsumers : 1) * kBiasFloats * 4 + 1023) / 1024 * 1024;
   static constexpr int kStoreBufferBytes = StagedStore ? kWarpgroupRows * kSwizzleBytes : 0;  // 128 B per row
-  static constexpr int kSmemBytes = Stages * kStageBytes + kBiasBytes + kConsumers * kStoreBufferBytes +
-                                    (2 * Stages + 2) * 8 + 1024;  // + barriers, align slack
+  static constexpr int kBarrierBytes = (2 * Stages + 2) * 8;
+  static constexpr int kSmemBeforeStores = Stages * kStageBytes + kBiasBytes + kBarrierBytes + 1024;  // + align slack
+  // Two store buffers per consumer where they fit: the next 128 columns are written while the last ones' TMA store
+  // still reads its buffer (with one, every chunk waited for the previous store to finish reading).
+  static constexpr int kStoreBuffers =
+      StagedStore && MaxStoreBuffers_ > 1 && kSmemBeforeStores + 2 * kConsumers * kStoreBufferBytes <= 227 * 1024 ? 2 : 1;
+  static constexpr int kSmemBytes = kSmemBeforeStores + kConsumers * kStoreBuffers * kStoreBufferBytes;
   static_assert(BN == 64 || BN == 128 || BN == 256, "wgmma wrappers exist for N = 64, 128 and 256");
   static_assert(kWarpgroupRows % 64 == 0 && kMmaM >= 1, "a warpgroup covers whole m64 blocks");
   static_assert(kMmaM * BN / 2 <= 128, "at most 128 accumulator registers per thread");
@@ -153,15 +161,13 @@ __device__ __forceinline__ void tma_store_2d(const TmaMap* map, const void* src,
                : "memory");
 }
 __device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
-// Until every committed store has finished reading its shared memory (Read) or has completed.
-template <bool Read>
-__device__ __forceinline__ void bulk_wait_all() {
-  if constexpr (Read) {
-    asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
-  } else {
-    asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
-  }
+// Until at most `Pending` committed stores are still reading their shared memory.
+template <int Pending>
+__device__ __forceinline__ void bulk_wait_read() {
+  asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(Pending) : "memory");
 }
+// Until every committed store has completed.
+__device__ __forceinline__ void bulk_wait_all() { asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); }
 
 __device__ __forceinline__ void stmatrix_x4(unsigned addr, unsigned r0, unsigned r1, unsigned r2, unsigned r3) {
   asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
@@ -177,8 +183,10 @@ __device__ __forceinline__ unsigned long long smem_desc(unsigned addr, unsigned 
          (1ull << 62);
 }
 
-// Barrier over one warpgroup's 128 threads (id 0 is __syncthreads').
+// Barrier over one warpgroup's 128 threads (id 0 is __syncthreads', 1 and 2 the consumers').
 __device__ __forceinline__ void warpgroup_sync(int id) { asm volatile("bar.sync %0, 128;" ::"r"(id) : "memory"); }
+// Barrier over both consumer warpgroups (id 3).
+__device__ __forceinline__ void consumers_sync() { asm volatile("bar.sync 3, %0;" ::"n"(128 * kConsumers) : "memory"); }
 
 
 template <int Regs>
@@ -316,6 +324,7 @@ __device__ __forceinline__ void epilogue_in_registers(float (&acc)[Tile::kMmaM][
                                                       const float* bias_tile, int bias_row0, int bias_col0) {
   constexpr int BN = Tile::BN;
   using Slots = wgmma_acc::Slots<BN>;
+  float2 pair_bias = make_float2(0.f, 0.f);
 #pragma unroll
   for (int mm = 0; mm < Tile::kMmaM; ++mm) {
 #pragma unroll
@@ -328,7 +337,9 @@ __device__ __forceinline__ void epilogue_in_registers(float (&acc)[Tile::kMmaM][
       const bool inside = m < M && n < N;
       float b = 0.f;
       if constexpr (Epi::kBias == BiasMode::PerN) {
-        b = bias_tile[n - bias_col0];  // staged: 0 past N
+        // staged: 0 past N; slots (2j, 2j+1) are columns (c, c+1) with c even: one 8-byte load per pair
+        if (i % 2 == 0) pair_bias = *reinterpret_cast<const float2*>(bias_tile + (n - bias_col0));
+        b = i % 2 == 0 ? pair_bias.x : pair_bias.y;
       } else if constexpr (Epi::kBias == BiasMode::PerM) {
         b = bias_tile[m - bias_row0];
       } else if constexpr (Epi::kReadsBias) {
@@ -379,9 +390,9 @@ __device__ __forceinline__ void store_direct(float (&acc)[Tile::kMmaM][Tile::BN 
 // f32 D as float2 pairs at the (row, col) the generated indexing gives. The buffer is rewritten only after the
 // previous store has read it.
 template <class Tile, class OutT>
-__device__ __forceinline__ void store_staged(float (&acc)[Tile::kMmaM][Tile::BN / 2], unsigned char* buffer,
-                                             const TmaMap* tma_d, int row_first, int col_first, int base_row,
-                                             int base_col, int t, int barrier) {
+__device__ __forceinline__ void store_staged(float (&acc)[Tile::kMmaM][Tile::BN / 2], unsigned char* buffers,
+                                             unsigned& stores, const TmaMap* tma_d, int row_first, int col_first,
+                                             int base_row, int base_col, int t, int barrier) {
   constexpr int BN = Tile::BN;
   constexpr bool kF32 = IsSame<OutT, float>::value;
   constexpr int kChunkCols = kSwizzleBytes / static_cast<int>(sizeof(OutT));
@@ -391,10 +402,13 @@ __device__ __forceinline__ void store_staged(float (&acc)[Tile::kMmaM][Tile::BN 
   const int warp = t / 32;
   const int lane = t % 32;
   const int matrix = lane / 8;
-  const unsigned base = smem_u32(buffer);
 #pragma unroll
-  for (int chunk = 0; chunk < BN / kChunkCols; ++chunk) {
-    if (t == 0) bulk_wait_all<true>();  // the previous store (this tile's or the last tile's) has read the buffer
+  for (int chunk = 0; chunk < BN / kChunkCols; ++chunk, ++stores) {
+    // Buffers take turns over the consumer's whole run of stores (a tile may have an odd number of chunks).
+    unsigned char* buffer = buffers + (Tile::kStoreBuffers > 1 ? stores % Tile::kStoreBuffers : 0) *
+                                          Tile::kStoreBufferBytes;
+    const unsigned base = smem_u32(buffer);
+    if (t == 0) bulk_wait_read<Tile::kStoreBuffers - 1>();  // the store that last used this buffer has read it
     warpgroup_sync(barrier);
 #pragma unroll
     for (int mm = 0; mm < Tile::kMmaM; ++mm) {
@@ -454,7 +468,7 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
   float* bias_smem = reinterpret_cast<float*>(smem + Stages * Tile::kStageBytes);
   unsigned char* store_smem = smem + Stages * Tile::kStageBytes + Tile::kBiasBytes;
   unsigned long long* full =
-      reinterpret_cast<unsigned long long*>(store_smem + kConsumers * Tile::kStoreBufferBytes);
+      reinterpret_cast<unsigned long long*>(store_smem + kConsumers * Tile::kStoreBuffers * Tile::kStoreBufferBytes);
   unsigned long long* empty = full + Stages;
   unsigned long long* turn = empty + Stages;  // ping-pong: turn[c] = "consumer c may start its next mainloop"
 
@@ -540,6 +554,7 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
     float acc[kMmaM][BN / 2];
     int local = Tile::PingPong ? consumer : 0;  // index of the unit among the block's units
     int turns = 0;                               // ping-pong: mainloops this warpgroup has started
+    unsigned stores = 0;                         // staged store: TMA stores this warpgroup has issued
     // A stage is free again once every consuming warp of every block it was written into has read it.
     auto release = [&](int stage) {
       if (!warp_leader) return;
@@ -567,9 +582,14 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
       // global load would wait on its own; stored to shared memory before the mainloop, the first wgmma would wait
       // for the loads (a stall per tile, ~3% of a K = 1024 tile).
       constexpr bool kStagedBias = Epi::kBias == BiasMode::PerN || Epi::kBias == BiasMode::PerM;
+      // Cooperative consumers share one tile's columns: they fill one per-column buffer together (256 threads).
+      constexpr bool kSharedBias = !Tile::PingPong && Epi::kBias == BiasMode::PerN;
+      constexpr int kFillers = kSharedBias ? 128 * kConsumers : 128;
       constexpr int kBiasExtent = Epi::kBias == BiasMode::PerN ? BN : Tile::kWarpgroupRows;
-      constexpr int kBiasRegs = (kBiasExtent + 127) / 128;
-      float* bias_tile = bias_smem + consumer * Tile::kBiasFloats;
+      constexpr int kBiasRegs = (kBiasExtent + kFillers - 1) / kFillers;
+      const int filler = kSharedBias ? consumer * 128 + t : t;
+      float* bias_tile = bias_smem + (Tile::PingPong ? consumer * Tile::kBiasFloats
+                                                     : (kSharedBias ? 0 : consumer * Tile::kWarpgroupRows));
       const int bias_row0 = tm * BM + a_row_offset;
       const int bias_col0 = tn * BN;
       float bias_regs[kBiasRegs];
@@ -578,7 +598,7 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
         const int limit = Epi::kBias == BiasMode::PerN ? N : M;
 #pragma unroll
         for (int r = 0; r < kBiasRegs; ++r) {
-          const int i = t + 128 * r;
+          const int i = filler + kFillers * r;
           bias_regs[r] = i < kBiasExtent && first + i < limit ? __ldg(bias + first + i) : 0.f;
         }
       }
@@ -609,24 +629,31 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
       wgmma_wait<0>();
       release((it - 1) % Stages);
       if constexpr (kStagedBias) {
-        warpgroup_sync(1 + consumer);  // the previous tile's epilogue is done reading the buffer
+        auto sync_fillers = [&] {
+          if constexpr (kSharedBias) {
+            consumers_sync();
+          } else {
+            warpgroup_sync(1 + consumer);
+          }
+        };
+        sync_fillers();  // the previous tile's epilogue is done reading the buffer
 #pragma unroll
         for (int r = 0; r < kBiasRegs; ++r) {
-          if (t + 128 * r < kBiasExtent) bias_tile[t + 128 * r] = bias_regs[r];
+          if (filler + kFillers * r < kBiasExtent) bias_tile[filler + kFillers * r] = bias_regs[r];
         }
-        warpgroup_sync(1 + consumer);  // the buffer is written
+        sync_fillers();  // the buffer is written
       }
       epilogue_in_registers<Tile, Epi>(acc, p, M, N, tm * BM + a_row_offset + base_row, tn * BN + base_col,
                                        bias_tile, bias_row0, bias_col0);
       if constexpr (Tile::StagedStore) {
-        store_staged<Tile, OutT>(acc, store_smem + consumer * Tile::kStoreBufferBytes, &tma_d, tm * BM + a_row_offset,
-                                 tn * BN, base_row, base_col, t, 1 + consumer);
+        store_staged<Tile, OutT>(acc, store_smem + consumer * Tile::kStoreBuffers * Tile::kStoreBufferBytes, stores,
+                                 &tma_d, tm * BM + a_row_offset, tn * BN, base_row, base_col, t, 1 + consumer);
       } else {
         store_direct<Tile, OutT>(acc, D, M, N, tm * BM + a_row_offset + base_row, tn * BN + base_col);
       }
     }
     if constexpr (Tile::StagedStore) {
-      if (t == 0) bulk_wait_all<false>();  // the last stores are complete before the block (and its smem) is gone
+      if (t == 0) bulk_wait_all();  // the last stores are complete before the block (and its smem) is gone
     }
   }
   // No block leaves while the other may still arrive on its barriers.

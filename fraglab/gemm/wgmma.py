@@ -27,6 +27,7 @@ _CPP_TYPE = {"f16": "__half", "bf16": "__nv_bfloat16", "f32": "float"}
 BK = 64                           # fraglab::wgmma_gemm::kBK
 THREADS = 384                     # producer warpgroup + 2 consumer warpgroups
 ACC_N = (64, 128, 256)            # wgmma N the kernel instantiates (one m64nNk16 per consumer per k16 step)
+SMEM_LIMIT = 227 * 1024           # sm_90's dynamic shared memory per block
 
 
 @dataclass(frozen=True)
@@ -40,47 +41,64 @@ class TileConfig:
     group_m: int = 8
     pingpong: bool = False
     cluster_m: int = 1     # 2: clusters of two blocks on vertically adjacent tiles, B multicast to both
+    max_store_buffers: int = 2   # staging buffers per consumer for D, where two fit
 
     @property
     def smem_bytes(self) -> int:
-        """Same arithmetic as WgmmaTile::kSmemBytes with direct D stores."""
-        return (self.stages * (self.bm * BK * 2 + BK * self.bn * 2) + 2 * max(self.bm, self.bn) * 4
-                + (2 * self.stages + 2) * 8 + 1024)
+        """Shared memory with direct D stores: WgmmaTile::kSmemBeforeStores (ring, staged bias, barriers, slack)."""
+        bias_floats = (2 if self.pingpong else 1) * max(self.bm, self.bn)   # cooperative consumers share one
+        bias_bytes = -(-bias_floats * 4 // 1024) * 1024
+        return self.stages * (self.bm * BK * 2 + BK * self.bn * 2) + bias_bytes + (2 * self.stages + 2) * 8 + 1024
 
     @property
     def warpgroup_rows(self) -> int:
         """Rows of a tile one consumer warpgroup computes (and stores)."""
         return self.bm if self.pingpong else self.bm // 2
 
+    @property
+    def store_buffers(self) -> int:
+        """WgmmaTile::kStoreBuffers: two staging buffers per consumer where they fit, else one."""
+        fits = self.smem_bytes + 2 * 2 * self.warpgroup_rows * 128 <= SMEM_LIMIT
+        return 2 if fits and self.max_store_buffers > 1 else 1
+
     def staged_store_bytes(self) -> int:
-        """WgmmaTile::kStoreBufferBytes of both consumers: 128 bytes of each of their rows."""
-        return 2 * self.warpgroup_rows * 128
+        """The staging buffers of both consumers: 128 bytes of each of their rows, store_buffers times."""
+        return 2 * self.store_buffers * self.warpgroup_rows * 128
 
     def cpp(self, staged_store: bool = False) -> str:
         return (f"fraglab::wgmma_gemm::WgmmaTile<{self.bm}, {self.bn}, {self.stages}, {self.group_m}, "
-                f"{'true' if self.pingpong else 'false'}, {self.cluster_m}, {'true' if staged_store else 'false'}>")
+                f"{'true' if self.pingpong else 'false'}, {self.cluster_m}, {'true' if staged_store else 'false'}, "
+                f"{self.max_store_buffers}>")
 
 
 # The launcher's tiles (benchmarks/wgmma_suite.py --tiles times the candidates; the winners stay here).
-# Suffix p: ping-pong schedule; c2: clusters of two blocks with B multicast; gN: N row tiles per group; s3: 3 stages.
+# Suffix p: ping-pong schedule; c2: clusters of two blocks with B multicast; gN: N row tiles per group; s3: 3 stages;
+# b1: one D staging buffer per consumer.
 # H100, 2026-11-23, 16-bit D through TMA, bias + ReLU, TFLOP/s at 2048/4096/8192^3 and 8192x8192x1024:
 # 128x256 group 4: 622 733 675 618; group 8: 619 730 658 613; 3 stages: 601 706 640 594; 128x128p: 562 680 631 572;
 # 64x256p: 597 662 634 591; clusters of two (f16 D, direct stores, earlier call): 463 651 636 409 against 477 652
 # 638 420 without. The multicast halves B's L2 traffic but gains nothing here.
+# Row tiles per group, sustained (2 s back to back, 700 W power cap, benchmarks/gemm_baseline_probe.py), f16 / bf16
+# 8192^3: group 4 626 / 657 TFLOP/s at 1290 / 1350 MHz, 8: 641 / 674, 12: 649 / 679, 16: 650 / 678; at 4096^3 all
+# within 1%. A wave of 132 tiles in groups of 16 rows reads about half the DRAM bytes of groups of 4 (16 x 8 tiles:
+# 16 row panels of A and 8 column panels of B, against 4 of A and all 32 of B), and the clock the power cap allows
+# rises with it.
 TILES: dict[str, TileConfig] = {
-    "128x256": TileConfig(128, 256, 4, 4),
+    "128x256": TileConfig(128, 256, 4, 16),
     "128x128": TileConfig(128, 128, 6),
     "128x64": TileConfig(128, 64, 8),
 }
 EXPERIMENTAL_TILES: dict[str, TileConfig] = {
     "128x128p": TileConfig(128, 128, 6, pingpong=True),
     "64x256p": TileConfig(64, 256, 5, pingpong=True),
-    "128x256s3": TileConfig(128, 256, 3),
+    "128x256s3": TileConfig(128, 256, 3, 16),
+    "128x256g4": TileConfig(128, 256, 4, 4),
     "128x256g8": TileConfig(128, 256, 4, 8),
-    "128x256g16": TileConfig(128, 256, 4, 16),
+    "128x256g12": TileConfig(128, 256, 4, 12),
     "128x128p4": TileConfig(128, 128, 4, pingpong=True),
-    "128x256c2": TileConfig(128, 256, 4, cluster_m=2),
+    "128x256c2": TileConfig(128, 256, 4, 16, cluster_m=2),
     "128x128c2": TileConfig(128, 128, 6, cluster_m=2),
+    "128x256b1": TileConfig(128, 256, 4, 16, max_store_buffers=1),
 }
 ALL_TILES = {**TILES, **EXPERIMENTAL_TILES}
 # The largest tile that still gives this many waves of tiles (measured: at 2048^3, 128 tiles of 128x256 on 132

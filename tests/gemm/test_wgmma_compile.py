@@ -209,3 +209,29 @@ def test_representatives_assemble_to_sm90a_cubins():
                                                  cubin=True)
     assert ok, log
     assert cubin[:4] == b"\x7fELF"
+
+
+@pytest.mark.skipif(OFFLINE is not None, reason=str(OFFLINE))
+def test_launcher_shared_memory_is_the_kernels():
+    """The bytes the launcher asks for (TileConfig, Python) equal WgmmaTile::kSmemBytes (C++), for every tile with
+    both stores: asked for less, the kernel would run past its shared memory."""
+    from dataclasses import dataclass
+
+    @dataclass(frozen=True)
+    class SmemAsserts(wgmma.WgmmaBuild):
+        asserts: str = ""
+
+        def source_text(self) -> str:
+            return super().source_text() + self.asserts
+
+    lines = []
+    for name in wgmma.ALL_TILES:
+        for store in wgmma.STORES:
+            spec = wgmma.WgmmaKernelSpec("f16", tile=name, store=store)
+            lines.append(f"static_assert({spec.tile_config.cpp(store == 'tma')}::kSmemBytes == {spec.smem_bytes}, "
+                         f"\"{name} {store}\");")
+    ok, log = nvrtc_offline.compile_build(SmemAsserts(wgmma.ENTRY, (), (), "\n".join(lines) + "\n"), "compute_90a")
+    assert ok, log
+    double = {n for n, t in wgmma.ALL_TILES.items() if t.store_buffers == 2}
+    assert "128x256" in double and "128x128p" not in double   # the default fits two buffers, ping-pong 128 rows not
+    assert "128x256b1" not in double                            # one where asked
