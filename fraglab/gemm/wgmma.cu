@@ -58,12 +58,14 @@ struct WgmmaTile {
   static constexpr int kStageBytes = kABytes + kBBytes;
   // One arrival per consuming warp of every block whose stage the producer writes (B goes to the whole cluster).
   static constexpr int kEmptyArrivals = (PingPong ? 1 : kConsumers) * 4 * ClusterM;
-  // The staged per-row / per-column bias. Cooperative: one buffer that both consumers fill and read (the tile's
-  // columns, or each consumer's rows at its own offset); ping-pong: one per consumer (they are on different tiles).
+  // The per-row / per-column bias of a tile, loaded into shared memory by TMA (the bias thread, warp 1): one slot per
+  // tile in the epilogue at once (cooperative: both consumers read the tile's slot; ping-pong: one per consumer).
+  static constexpr int kBiasSlots = PingPong ? kConsumers : 1;
   static constexpr int kBiasFloats = BM > BN ? BM : BN;
-  static constexpr int kBiasBytes = ((PingPong ? kConsumers : 1) * kBiasFloats * 4 + 1023) / 1024 * 1024;
+  static constexpr int kBiasBytes = (kBiasSlots * kBiasFloats * 4 + 1023) / 1024 * 1024;
+  static constexpr int kBiasReaders = (PingPong ? 1 : kConsumers) * 4;  // consumer warps that read one slot's tile
   static constexpr int kStoreBufferBytes = StagedStore ? kWarpgroupRows * kSwizzleBytes : 0;  // 128 B per row
-  static constexpr int kBarrierBytes = (2 * Stages + 2) * 8;
+  static constexpr int kBarrierBytes = (2 * Stages + 2 + 2 * kConsumers) * 8;  // ring full/empty, turn, bias full/empty
   static constexpr int kSmemBeforeStores = Stages * kStageBytes + kBiasBytes + kBarrierBytes + 1024;  // + align slack
   // Two store buffers per consumer where they fit: the next 128 columns are written while the last ones' TMA store
   // still reads its buffer (with one, every chunk waited for the previous store to finish reading).
@@ -185,8 +187,6 @@ __device__ __forceinline__ unsigned long long smem_desc(unsigned addr, unsigned 
 
 // Barrier over one warpgroup's 128 threads (id 0 is __syncthreads', 1 and 2 the consumers').
 __device__ __forceinline__ void warpgroup_sync(int id) { asm volatile("bar.sync %0, 128;" ::"r"(id) : "memory"); }
-// Barrier over both consumer warpgroups (id 3).
-__device__ __forceinline__ void consumers_sync() { asm volatile("bar.sync 3, %0;" ::"n"(128 * kConsumers) : "memory"); }
 
 
 template <int Regs>
@@ -316,8 +316,8 @@ __device__ __forceinline__ OutT to_out(float v) {
 // place (C and bias loads, arithmetic, Z stores); the D stores come after (store_direct / store_staged). Keeping the
 // D stores out of this loop lets the compiler batch the loads (through EpilogueParams they are not __restrict__,
 // so a load after a D store would have to wait for it).
-// `bias_tile`: the bias of this warpgroup's rows (PerM, index m - bias_row0) or of the tile's columns (PerN,
-// n - bias_col0), staged in shared memory (see the consumer loop); other modes read it through Epi.
+// `bias_tile`: the bias of the tile's rows (PerM, index m - bias_row0) or columns (PerN, n - bias_col0), staged in
+// shared memory by TMA; other modes read it through Epi.
 template <class Tile, class Epi>
 __device__ __forceinline__ void epilogue_in_registers(float (&acc)[Tile::kMmaM][Tile::BN / 2],
                                                       const EpilogueParams& p, int M, int N, int row0, int col0,
@@ -450,7 +450,7 @@ __device__ __forceinline__ void store_staged(float (&acc)[Tile::kMmaM][Tile::BN 
 
 template <class Tile, class Epi, class T, class OutT, bool BSwapOffsets>
 __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMap& tma_b, const TmaMap& tma_d,
-                                                int M, int N, int K,
+                                                const TmaMap& tma_bias, int M, int N, int K,
                                                 float alpha, float beta, float leaky_slope,
                                                 const float* __restrict__ C, const float* __restrict__ bias,
                                                 OutT* __restrict__ D, float* __restrict__ Z) {
@@ -471,6 +471,12 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
       reinterpret_cast<unsigned long long*>(store_smem + kConsumers * Tile::kStoreBuffers * Tile::kStoreBufferBytes);
   unsigned long long* empty = full + Stages;
   unsigned long long* turn = empty + Stages;  // ping-pong: turn[c] = "consumer c may start its next mainloop"
+  unsigned long long* bias_full = turn + kConsumers;       // bias slot s holds its tile's bias (TMA bytes)
+  unsigned long long* bias_empty = bias_full + kConsumers;  // bias slot s's readers are done with it
+  // A per-row / per-column bias is loaded into shared memory by TMA, issued by warp 1 of the producer warpgroup as
+  // soon as the slot is free (a tile ahead of the epilogue that reads it): its latency hides behind the mainloop,
+  // and the consumers neither hold it in registers nor synchronise with each other to stage it.
+  constexpr bool kStagedBias = Epi::kBias == BiasMode::PerN || Epi::kBias == BiasMode::PerM;
 
   const int warpgroup = threadIdx.x / 128;
   const int m_tiles = (M + BM - 1) / BM;
@@ -493,9 +499,14 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
     }
     mbar_init(&turn[0], 4);  // one arrive per warp of the other consumer
     mbar_init(&turn[1], 4);
+    for (int s = 0; s < kConsumers; ++s) {
+      mbar_init(&bias_full[s], 1);                    // the bias thread's arrive.expect_tx (+ the TMA bytes)
+      mbar_init(&bias_empty[s], Tile::kBiasReaders);  // every consumer warp that read the slot
+    }
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     prefetch_tma_map(&tma_a);
     prefetch_tma_map(&tma_b);
+    if constexpr (kStagedBias) prefetch_tma_map(&tma_bias);
     if constexpr (Tile::StagedStore) prefetch_tma_map(&tma_d);
   }
   if constexpr (ClusterM > 1) {
@@ -532,6 +543,21 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
             }
           }
         }
+      }
+    }
+    if (kStagedBias && threadIdx.x == 32) {
+      // Bias thread (warp 1): the same tiles in the same order; slot j % kBiasSlots takes tile j's rows (PerM) or
+      // columns (PerN), zeros past the edge, once the slot's readers are done with tile j - kBiasSlots.
+      constexpr int kExtent = Epi::kBias == BiasMode::PerN ? BN : BM;
+      int j = 0;
+      for (int unit = cluster; unit < units; unit += clusters, ++j) {
+        int um, tn;
+        tile_coords<kUnitGroup>(unit, m_units, n_tiles, um, tn);
+        const int slot = j % Tile::kBiasSlots;
+        mbar_wait(&bias_empty[slot], ((j / Tile::kBiasSlots) & 1) ^ 1);
+        mbar_arrive_expect_tx(&bias_full[slot], kExtent * 4);
+        tma_load_2d(bias_smem + slot * Tile::kBiasFloats, &tma_bias,
+                    Epi::kBias == BiasMode::PerN ? tn * BN : (um * ClusterM + rank) * BM, 0, &bias_full[slot]);
       }
     }
   } else {
@@ -577,31 +603,6 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
         if (local > 0) mbar_wait(&turn[consumer], (turns + consumer + 1) & 1);
         ++turns;
       }
-      // A per-row / per-column bias is loaded into registers before the mainloop (its latency hides behind it) and
-      // staged in shared memory after it, for the epilogue to index. Read from registers-full epilogue code, each
-      // global load would wait on its own; stored to shared memory before the mainloop, the first wgmma would wait
-      // for the loads (a stall per tile, ~3% of a K = 1024 tile).
-      constexpr bool kStagedBias = Epi::kBias == BiasMode::PerN || Epi::kBias == BiasMode::PerM;
-      // Cooperative consumers share one tile's columns: they fill one per-column buffer together (256 threads).
-      constexpr bool kSharedBias = !Tile::PingPong && Epi::kBias == BiasMode::PerN;
-      constexpr int kFillers = kSharedBias ? 128 * kConsumers : 128;
-      constexpr int kBiasExtent = Epi::kBias == BiasMode::PerN ? BN : Tile::kWarpgroupRows;
-      constexpr int kBiasRegs = (kBiasExtent + kFillers - 1) / kFillers;
-      const int filler = kSharedBias ? consumer * 128 + t : t;
-      float* bias_tile = bias_smem + (Tile::PingPong ? consumer * Tile::kBiasFloats
-                                                     : (kSharedBias ? 0 : consumer * Tile::kWarpgroupRows));
-      const int bias_row0 = tm * BM + a_row_offset;
-      const int bias_col0 = tn * BN;
-      float bias_regs[kBiasRegs];
-      if constexpr (kStagedBias) {
-        const int first = Epi::kBias == BiasMode::PerN ? bias_col0 : bias_row0;
-        const int limit = Epi::kBias == BiasMode::PerN ? N : M;
-#pragma unroll
-        for (int r = 0; r < kBiasRegs; ++r) {
-          const int i = filler + kFillers * r;
-          bias_regs[r] = i < kBiasExtent && first + i < limit ? __ldg(bias + first + i) : 0.f;
-        }
-      }
       int it = local * k_blocks;  // ring position of this tile's first K-block (the producer's order)
       for (int kb = 0; kb < k_blocks; ++kb, ++it) {
         const int s = it % Stages;
@@ -628,23 +629,15 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
       }
       wgmma_wait<0>();
       release((it - 1) % Stages);
-      if constexpr (kStagedBias) {
-        auto sync_fillers = [&] {
-          if constexpr (kSharedBias) {
-            consumers_sync();
-          } else {
-            warpgroup_sync(1 + consumer);
-          }
-        };
-        sync_fillers();  // the previous tile's epilogue is done reading the buffer
-#pragma unroll
-        for (int r = 0; r < kBiasRegs; ++r) {
-          if (filler + kFillers * r < kBiasExtent) bias_tile[filler + kFillers * r] = bias_regs[r];
-        }
-        sync_fillers();  // the buffer is written
-      }
+      // This tile's bias slot (ping-pong: consumer c's tiles are the block's tiles c, c + 2, ..., all in slot c).
+      const int bias_slot = local % Tile::kBiasSlots;
+      if constexpr (kStagedBias) mbar_wait(&bias_full[bias_slot], (local / Tile::kBiasSlots) & 1);
       epilogue_in_registers<Tile, Epi>(acc, p, M, N, tm * BM + a_row_offset + base_row, tn * BN + base_col,
-                                       bias_tile, bias_row0, bias_col0);
+                                       bias_smem + bias_slot * Tile::kBiasFloats, tm * BM, tn * BN);
+      if constexpr (kStagedBias) {
+        __syncwarp();  // every lane has read the slot before the warp releases it
+        if (warp_leader) mbar_arrive(&bias_empty[bias_slot]);
+      }
       if constexpr (Tile::StagedStore) {
         store_staged<Tile, OutT>(acc, store_smem + consumer * Tile::kStoreBuffers * Tile::kStoreBufferBytes, stores,
                                  &tma_d, tm * BM + a_row_offset, tn * BN, base_row, base_col, t, 1 + consumer);
@@ -663,19 +656,21 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
 template <class Tile, class Epi, class T, class OutT, bool BSwapOffsets = false>
 __global__ void __launch_bounds__(kThreads, 1)
     gemm_wgmma_kernel(const __grid_constant__ TmaMap tma_a, const __grid_constant__ TmaMap tma_b,
-                      const __grid_constant__ TmaMap tma_d, int M, int N, int K, float alpha, float beta, float leaky_slope, const float* __restrict__ C,
+                      const __grid_constant__ TmaMap tma_d, const __grid_constant__ TmaMap tma_bias, int M, int N,
+                      int K, float alpha, float beta, float leaky_slope, const float* __restrict__ C,
                       const float* __restrict__ bias, OutT* __restrict__ D, float* __restrict__ Z) {
   static_assert(Tile::ClusterM == 1, "clustered tiles launch gemm_wgmma_cluster_kernel");
-  gemm_wgmma_body<Tile, Epi, T, OutT, BSwapOffsets>(tma_a, tma_b, tma_d, M, N, K, alpha, beta, leaky_slope, C, bias, D, Z);
+  gemm_wgmma_body<Tile, Epi, T, OutT, BSwapOffsets>(tma_a, tma_b, tma_d, tma_bias, M, N, K, alpha, beta, leaky_slope, C, bias, D, Z);
 }
 
 template <class Tile, class Epi, class T, class OutT, bool BSwapOffsets = false>
 __global__ void __launch_bounds__(kThreads, 1) __cluster_dims__(Tile::ClusterM, 1, 1)
     gemm_wgmma_cluster_kernel(const __grid_constant__ TmaMap tma_a, const __grid_constant__ TmaMap tma_b,
-                              const __grid_constant__ TmaMap tma_d, int M, int N, int K, float alpha, float beta, float leaky_slope, const float* __restrict__ C,
+                              const __grid_constant__ TmaMap tma_d, const __grid_constant__ TmaMap tma_bias, int M,
+                              int N, int K, float alpha, float beta, float leaky_slope, const float* __restrict__ C,
                               const float* __restrict__ bias, OutT* __restrict__ D, float* __restrict__ Z) {
   static_assert(Tile::ClusterM > 1, "one-block tiles launch gemm_wgmma_kernel");
-  gemm_wgmma_body<Tile, Epi, T, OutT, BSwapOffsets>(tma_a, tma_b, tma_d, M, N, K, alpha, beta, leaky_slope, C, bias, D, Z);
+  gemm_wgmma_body<Tile, Epi, T, OutT, BSwapOffsets>(tma_a, tma_b, tma_d, tma_bias, M, N, K, alpha, beta, leaky_slope, C, bias, D, Z);
 }
 
 }  // namespace wgmma_gemm

@@ -46,9 +46,9 @@ class TileConfig:
     @property
     def smem_bytes(self) -> int:
         """Shared memory with direct D stores: WgmmaTile::kSmemBeforeStores (ring, staged bias, barriers, slack)."""
-        bias_floats = (2 if self.pingpong else 1) * max(self.bm, self.bn)   # cooperative consumers share one
+        bias_floats = (2 if self.pingpong else 1) * max(self.bm, self.bn)   # a slot per tile in its epilogue
         bias_bytes = -(-bias_floats * 4 // 1024) * 1024
-        return self.stages * (self.bm * BK * 2 + BK * self.bn * 2) + bias_bytes + (2 * self.stages + 2) * 8 + 1024
+        return self.stages * (self.bm * BK * 2 + BK * self.bn * 2) + bias_bytes + (2 * self.stages + 6) * 8 + 1024
 
     @property
     def warpgroup_rows(self) -> int:
@@ -350,10 +350,11 @@ def all_builds() -> list[WgmmaBuild]:
 TMA_MAP_DTYPE = np.dtype([("words", np.uint64, (16,))], align=True)   # CUtensorMap: 128 bytes
 
 
-def encode_tma_2d(pointer: int, dtype: str, inner: int, outer: int, box_inner: int, box_outer: int) -> np.void:
+def encode_tma(pointer: int, dtype: str, inner: int, outer: int, box_inner: int, box_outer: int) -> np.void:
     """A row-major (outer x inner) matrix of f16, bf16 or f32 elements as a 2-D tiled tensor map with 128B
-    swizzle, out-of-bounds boxes zero-filled (loads) or clipped (stores); returned as the 128 bytes the kernel takes
-    by value."""
+    swizzle; with outer = 0, a vector of `inner` elements as a (1 x inner) map without swizzle (the bias; the
+    driver refuses rank 1 here). Out-of-bounds boxes are zero-filled (loads) or clipped (stores). Returned as the
+    128 bytes the kernel takes by value."""
     import ctypes
 
     from cuda.bindings import driver as cu
@@ -364,10 +365,15 @@ def encode_tma_2d(pointer: int, dtype: str, inner: int, outer: int, box_inner: i
     data_type = {"f16": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
                  "bf16": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
                  "f32": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_FLOAT32}[dtype]
+    swizzle = cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_128B
+    row_bytes = inner * _BYTES[dtype]
+    if not outer:   # one row; its (never used) row stride still has to be a multiple of 16 bytes
+        outer, box_outer, row_bytes = 1, 1, -(-row_bytes // 16) * 16
+        swizzle = cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_NONE
     err, tmap = cu.cuTensorMapEncodeTiled(
-        data_type, 2, pointer, [cu.cuuint64_t(inner), cu.cuuint64_t(outer)], [cu.cuuint64_t(inner * _BYTES[dtype])],
+        data_type, 2, pointer, [cu.cuuint64_t(inner), cu.cuuint64_t(outer)], [cu.cuuint64_t(row_bytes)],
         [cu.cuuint32_t(box_inner), cu.cuuint32_t(box_outer)], [cu.cuuint32_t(1), cu.cuuint32_t(1)],
-        cu.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE, cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_128B,
+        cu.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
         cu.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
         cu.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)
     if err != cu.CUresult.CUDA_SUCCESS:
@@ -377,9 +383,9 @@ def encode_tma_2d(pointer: int, dtype: str, inner: int, outer: int, box_inner: i
 
 
 _BYTES = {"f16": 2, "bf16": 2, "f32": 4}
-_NO_MAP = np.zeros((), dtype=TMA_MAP_DTYPE)[()]   # the D map of kernels that store D directly (never read)
+_NO_MAP = np.zeros((), dtype=TMA_MAP_DTYPE)[()]   # a map the kernel never reads (direct D stores, no bias)
 # (pointer, dtype, inner, outer, box_inner, box_outer) -> the encoded map
-_MAPS = BoundedMemo(lambda key: encode_tma_2d(*key), 256)
+_MAPS = BoundedMemo(lambda key: encode_tma(*key), 256)
 
 
 def pointer(x) -> int:
@@ -438,7 +444,13 @@ def _packed_launch(key):
     map_b = _MAPS[(pb, spec.dtype, n, k, 64, BK)]
     map_d = (_MAPS[(pd, spec.out_dtype, n, m, 128 // _BYTES[spec.out_dtype], tile.warpgroup_rows)]
              if spec.store == "tma" else _NO_MAP)
-    params = (map_a, map_b, map_d, np.int32(m), np.int32(n), np.int32(k), np.float32(alpha), np.float32(beta),
+    # A per-column / per-row bias: 1-D boxes of the tile's columns / rows (bias_mode 'full' is read directly).
+    map_bias = _NO_MAP
+    if spec.bias_mode == "per_n":
+        map_bias = _MAPS[(pbias, "f32", n, 0, tile.bn, 0)]
+    elif spec.bias_mode == "per_m":
+        map_bias = _MAPS[(pbias, "f32", m, 0, tile.bm, 0)]
+    params = (map_a, map_b, map_d, map_bias, np.int32(m), np.int32(n), np.int32(k), np.float32(alpha), np.float32(beta),
               np.float32(leaky_slope), np.uint64(pc), np.uint64(pbias), np.uint64(pd), np.uint64(pz))
     return gpu.PackedLaunch(_kernel(spec), blocks, THREADS, params, shared_mem=spec.smem_bytes)
 
@@ -449,4 +461,4 @@ _LAUNCHES = BoundedMemo(_packed_launch, 256)
 
 __all__ = ["DTYPES", "OUT_DTYPES", "TILES", "TileConfig", "WgmmaKernelSpec", "WgmmaBuild", "build_of", "AccumulatorIndexing",
            "accumulator_indexing", "accumulator_header", "choose_tile", "spec_for", "all_specs",
-           "all_builds", "encode_tma_2d", "bind", "launch", "launch_blocks", "tiles_for"]
+           "all_builds", "encode_tma", "bind", "launch", "launch_blocks", "tiles_for"]
