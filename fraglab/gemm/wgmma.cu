@@ -1,7 +1,8 @@
 // Hopper GEMM: D = act(alpha * A @ B (+ beta * C) (+ bias)), A row-major M x K, B row-major K x N (f16/bf16),
 // f32 accumulate, D in f32, f16 or bf16 (Z in f32). TMA loads with 128B swizzle into a `Stages`-deep mbarrier
-// ring; one producer warpgroup (one thread issues TMA) and two consumer warpgroups (wgmma with both operands in
-// shared memory; cooperative: each takes half the rows of every tile, ping-pong: each takes every other tile);
+// ring; one producer warpgroup (one thread issues the A/B loads, one the bias loads) and two consumer warpgroups
+// (wgmma with both operands in shared memory; cooperative: each takes half the rows of every tile, ping-pong: each
+// takes every other tile);
 // setmaxnreg moves registers from the producer to the consumers; a persistent grid walks the tiles in a grouped
 // order (GroupM row tiles share each column of B while it is in L2).
 // The epilogue runs in registers straight from the accumulators: which (row, col) each accumulator register holds
