@@ -92,7 +92,7 @@ def gemm_command(
     json_path: Annotated[Optional[Path], typer.Option("--json", help="Save every row (and the device) as JSON")] = None,
     plot: Annotated[Optional[Path], typer.Option(help="Save a TFLOP/s chart (png, svg or pdf by suffix)")] = None,
     kernel: Annotated[Optional[str], typer.Option(help="--simt: run only this rung of the ladder")] = None,
-    tile: Annotated[Optional[str], typer.Option(help="--wmma: force the block tile (256x128 | 128x64); default by size")] = None,
+    tile: Annotated[Optional[str], typer.Option(help="--wmma: force the block tile (256x128 | 128x64); with --wgmma, one of fraglab.gemm.wgmma.ALL_TILES (128x256, 128x128, ...); default by size")] = None,
 ):
     """Run the GEMM with a fused epilogue: check it against float64 and/or benchmark it."""
     _choice(act, ACT_KINDS, "--act")
@@ -110,13 +110,13 @@ def gemm_command(
         if kernel is not None:
             fail("--kernel picks a rung of the SIMT ladder: use it with --simt")
         if wgmma:
+            from ..gemm.wgmma import ALL_TILES
             from ..runtime import gpu
+            if tile is not None:   # a bad argument is named before the GPU is looked for
+                _choice(tile, tuple(ALL_TILES), "--tile")
             gpu.cupy()  # GpuUnavailable: one line, before any work
             if gpu.compute_capability() != 90:
                 fail(f"--wgmma needs an sm_90 GPU (H100/H200); this one is sm_{gpu.compute_capability()}")
-            from ..gemm.wgmma import ALL_TILES
-            if tile is not None:
-                _choice(tile, tuple(ALL_TILES), "--tile")
         else:
             from ..gemm.wmma import ALIGNED_TILES
             if tile is not None:

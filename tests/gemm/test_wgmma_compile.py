@@ -162,6 +162,9 @@ def test_cli_wgmma_without_a_gpu_says_so_in_one_line(no_gpu):
     assert len(res.output.strip().splitlines()) == 1
     res = CliRunner().invoke(app, ["gemm", "--wgmma", "--simt"])
     assert res.exit_code == 2 and "--wgmma and --simt" in res.output
+    # a bad tile is named (with the valid ones) before the missing GPU
+    res = CliRunner().invoke(app, ["gemm", "--wgmma", "--tile", "96x96"])
+    assert res.exit_code == 2 and "--tile" in res.output and "128x256" in res.output and "GPU" not in res.output
 
 
 # ---- NVRTC from pip wheels (dev extra) ----
