@@ -1,6 +1,7 @@
 """Small wgmma GEMM launches for compute-sanitizer (memcheck, racecheck, synccheck): every tile, edges in M, N
 and K, a staged bias, C and Z; staged stores also from a grid of one block (one cluster), so the bias and store
-buffers are reused from tile to tile. Exits 1 if a result is wrong.
+buffers are reused from tile to tile; a column-major (K-major) B on the one-block tiles. Exits 1 if a result is
+wrong.
 
 Usage (device): compute-sanitizer --tool racecheck python3 benchmarks/wgmma_sanitize.py
 """
@@ -23,8 +24,10 @@ def main() -> int:
     cp = gpu.cupy()
     rng = np.random.default_rng(0)
     bad = 0
-    for tile, out, store in [(t, "f32", "direct") for t in (*wgmma.TILES, "128x128p", "64x256p", "128x256c2", "128x128c2")] + \
-            [(t, o, "tma") for t in ("128x256", "128x256c2", "128x128p", "128x64") for o in ("f16", "f32")]:
+    cases = [(t, "f32", "direct", "C") for t in (*wgmma.TILES, "128x128p", "64x256p", "128x256c2", "128x128c2")]
+    cases += [(t, o, "tma", "C") for t in ("128x256", "128x256c2", "128x128p", "128x64") for o in ("f16", "f32")]
+    cases += [(t, "f16", "tma", "F") for t in ("128x256", "128x128p", "128x64")]
+    for tile, out, store, b_order in cases:
         grids = (None, wgmma.ALL_TILES[tile].cluster_m) if store == "tma" else (None,)
         for (m, n, k, bias_mode), grid in itertools.product(((200, 264, 136, "per_n"), (130, 136, 520, "per_m")), grids):
             a = rng.uniform(-1, 1, (m, k)).astype(np.float16)
@@ -34,8 +37,9 @@ def main() -> int:
             d = cp.full((m, n), np.nan, cp.float32 if out == "f32" else cp.float16)
             z = cp.full((m, n), np.nan, cp.float32)
             spec = wgmma.spec_for("f16", m, n, k, act="relu", bias_mode=bias_mode, has_c=True, save_z=True, tile=tile,
-                                  out_dtype=out, store=store)
-            wgmma.launch(spec, cp.asarray(a), cp.asarray(b), d, c=cp.asarray(c), bias=cp.asarray(bias), z=z,
+                                  out_dtype=out, store=store, b_order=b_order)
+            b_dev = cp.asarray(b) if b_order == "C" else cp.asfortranarray(cp.asarray(b))
+            wgmma.launch(spec, cp.asarray(a), b_dev, d, c=cp.asarray(c), bias=cp.asarray(bias), z=z,
                          beta=0.5, grid=grid)
             cp.cuda.runtime.deviceSynchronize()
             bias2 = bias[None, :] if bias_mode == "per_n" else bias[:, None]
@@ -43,7 +47,7 @@ def main() -> int:
             err = np.abs(z.get() - pre).max() / np.abs(pre).max()
             ok = err < 1e-3 and np.array_equal(d.get() > 0, pre > 0) and not np.isnan(d.get()).any()
             bad += not ok
-            print(f"{tile} {out} {store} {m}x{n}x{k} {bias_mode} grid {grid or 'full'}: rel err {err:.2e} {'ok' if ok else 'FAILED'}", flush=True)
+            print(f"{tile} {out} {store} B {b_order} {m}x{n}x{k} {bias_mode} grid {grid or 'full'}: rel err {err:.2e} {'ok' if ok else 'FAILED'}", flush=True)
     return 1 if bad else 0
 
 

@@ -126,16 +126,18 @@ def launch_overhead(torch, cp, n: int = 256, calls: int = 300) -> dict:
     return out
 
 
-def parse_variants(text: str | None, tiles: list[str] | None) -> list[tuple[str, str, str]]:
-    """'128x256:f16:tma,128x256c2:f32' -> [(tile, out dtype, store)]; plain tile names mean f32 direct stores."""
+def parse_variants(text: str | None, tiles: list[str] | None) -> list[tuple[str, str, str, str]]:
+    """'128x256:f16:tma,128x256c2:f32,128x256:in:tma:F' -> [(tile, out dtype, store, B order)]; plain tile names
+    mean f32 direct stores; B order C (row-major K x N) unless F (column-major: a row-major N x K)."""
     if text:
         out = []
         for item in text.split(","):
             parts = item.split(":")
             tile, dt = parts[0], parts[1] if len(parts) > 1 else "f32"
-            out.append((tile, dt, parts[2] if len(parts) > 2 else wgmma.DEFAULT_STORE))
+            out.append((tile, dt, parts[2] if len(parts) > 2 else wgmma.DEFAULT_STORE,
+                        parts[3] if len(parts) > 3 else "C"))
         return out
-    return [(t, "f32", "direct") for t in (tiles or [None])]
+    return [(t, "f32", "direct", "C") for t in (tiles or [None])]
 
 
 def bench_size(torch, cp, m, n, k, dtype, *, variants, act="relu", bias_mode="per_n"):
@@ -146,15 +148,19 @@ def bench_size(torch, cp, m, n, k, dtype, *, variants, act="relu", bias_mode="pe
             "f16": torch.empty((m, n), device="cuda", dtype=torch.float16),
             "bf16": torch.empty((m, n), device="cuda", dtype=torch.bfloat16)}
     fns = {}
-    for tile, out, store in variants:
+    if any(v[3] == "F" for v in variants):
+        for x in xs:   # the same B, column-major (a row-major N x K array, transposed)
+            x["b_F"] = x["b"].t().contiguous().t()
+    for tile, out, store, b_order in variants:
         out = dtype if out == "in" else out
-        fused = wgmma.spec_for(dtype, m, n, k, act=act, bias_mode=bias_mode, tile=tile, out_dtype=out, store=store)
-        plain = wgmma.spec_for(dtype, m, n, k, tile=tile, out_dtype=out, store=store)
-        label = f"{fused.tile},{out},{store}"
-        d = outs[out]
-        fns[f"wgmma_fused[{label}]"] = lambda i, s=fused, d=d: wgmma.launch(s, xs[i]["a"], xs[i]["b"], d,
-                                                                          bias=xs[i]["bias"])
-        fns[f"wgmma_plain[{label}]"] = lambda i, s=plain, d=d: wgmma.launch(s, xs[i]["a"], xs[i]["b"], d)
+        fused = wgmma.spec_for(dtype, m, n, k, act=act, bias_mode=bias_mode, tile=tile, out_dtype=out, store=store,
+                               b_order=b_order)
+        plain = wgmma.spec_for(dtype, m, n, k, tile=tile, out_dtype=out, store=store, b_order=b_order)
+        label = f"{fused.tile},{out},{store}" + (",B^T" if b_order == "F" else "")
+        d, b_key = outs[out], "b" if b_order == "C" else "b_F"
+        fns[f"wgmma_fused[{label}]"] = lambda i, s=fused, d=d, bk=b_key: wgmma.launch(s, xs[i]["a"], xs[i][bk], d,
+                                                                                    bias=xs[i]["bias"])
+        fns[f"wgmma_plain[{label}]"] = lambda i, s=plain, d=d, bk=b_key: wgmma.launch(s, xs[i]["a"], xs[i][bk], d)
     fns["torch_mm"] = lambda i: torch.mm(xs[i]["a"], xs[i]["b"])
     if dtype == "f16" and cp is not None:
         cxs = [(cp.from_dlpack(x["a"]), cp.from_dlpack(x["b"])) for x in xs]
@@ -244,8 +250,8 @@ def main(argv=None) -> int:
             runs = [(dt, tuple(int(v) for v in size.split("x"))) for size in args.sizes.split(",")
                     for dt in ("f16",)]
         wanted = [wgmma.spec_for(dtype, m, n, k, act=a, bias_mode=bm, tile=t, out_dtype=dtype if o == "in" else o,
-                                 store=st).build()
-                  for dtype, (m, n, k) in runs for t, o, st in variants
+                                 store=st, b_order=bo).build()
+                  for dtype, (m, n, k) in runs for t, o, st, bo in variants
                   for a, bm in ((args.act, "per_n"), ("none", "none"))]
         with ThreadPoolExecutor(16) as pool:
             list(pool.map(gpu.module, list(dict.fromkeys(wanted))))

@@ -87,6 +87,8 @@ def prepare(a, b, *, c=None, bias=None, bias_mode: Optional[str] = None, act: st
             warnings.warn(notice, KernelFallback, stacklevel=3)
         if family == "wmma":
             aligned = is_aligned(plan.k, n, pointers)
+    if plan.b_order == "F" and family != "wgmma":
+        b = cp.ascontiguousarray(b)   # the WMMA and SIMT kernels read a row-major B: they get a row-major copy
     spec = _spec(family, plan, tile, aligned)
     cast = family != "wgmma" and plan.out_dtype != "f32"   # WMMA and SIMT store f32 only
     d_kernel = cp.empty((m, n), dtype=cp.float32) if cast else d
@@ -114,7 +116,9 @@ def gemm(a, b, *, c=None, bias=None, bias_mode: Optional[str] = None, act: str =
          input_dtype: Optional[str] = None, tile: Optional[str] = None, stream=None, out_dtype=None):
     """D = act(alpha * a @ b (+ beta * c) (+ bias)), one launch; returns D, or (D, Z) with save_z.
 
-    a (M, K) and b (K, N): row-major GPU arrays, both float16 or both bfloat16 (tensor cores) or both float32
+    a (M, K) and b (K, N): GPU arrays, a row-major, b row-major or column-major (b = w.T of a row-major (N, K)
+    weight w: the wgmma kernel reads it as it is, K-major; the others take a row-major copy); both float16 or both
+    bfloat16 (tensor cores) or both float32
     (SIMT ladder): CuPy arrays, torch CUDA tensors, or any object with __cuda_array_interface__ or __dlpack__ on
     the GPU (viewed without a copy; host arrays are refused by name). bf16 without a CuPy bfloat16 dtype: uint16
     bit patterns with input_dtype="bf16" (a torch bfloat16 tensor is viewed so by itself).
@@ -161,7 +165,7 @@ def _make_spec(key):
                                             f"{', '.join(gemm_wgmma.ALL_TILES)}")
         return gemm_wgmma.spec_for(plan.dtype, plan.m, plan.n, plan.k, act=plan.act, bias_mode=plan.bias_mode,
                                    has_c=plan.has_c, save_z=plan.save_z, sm_count=_sm_count(), tile=tile,
-                                   out_dtype=plan.out_dtype)
+                                   out_dtype=plan.out_dtype, b_order=plan.b_order)
     if family == "wmma":
         if tile is not None and tile not in gemm_wmma.ALIGNED_TILES:
             raise GemmArgumentError("tile", f"{tile!r} is not valid: choose one of "

@@ -60,6 +60,7 @@ class GemmPlan:
     has_c: bool        # C is read only when beta != 0 (BLAS convention: beta == 0 ignores C, NaN included)
     save_z: bool
     out_dtype: str = "f32"   # D: "f32" | "f16" | "bf16"
+    b_order: str = "C"       # B in memory: "C" row-major, "F" column-major (the wgmma kernel reads it as it is)
 
 
 # One frozen plan per signature (building one costs more than the lookup).
@@ -208,8 +209,8 @@ def _finite(argument: str, value) -> None:
         raise GemmArgumentError(argument, f"must be a finite number, got {value!r}")
 
 
-def _check_operand(x, argument: str):
-    """(shape, dtype name) of a or b: a 2-D, non-empty, C-contiguous array."""
+def _check_operand(x, argument: str, column_major_too: bool = False):
+    """(shape, dtype name) of a or b: a 2-D, non-empty, C-contiguous array (or F-contiguous, for b)."""
     try:
         shape, flags = x.shape, x.flags
     except AttributeError:
@@ -220,7 +221,10 @@ def _check_operand(x, argument: str):
         raise GemmArgumentError(argument, f"must be 2-D, got shape {tuple(shape)}")
     if shape[0] < 1 or shape[1] < 1:
         raise GemmArgumentError(argument, f"has an empty dimension: shape {tuple(shape)}")
-    if not flags.c_contiguous:
+    if not flags.c_contiguous and not (column_major_too and flags.f_contiguous):
+        if column_major_too:
+            raise GemmArgumentError(argument, "must be C-contiguous (row-major) or F-contiguous (column-major, e.g. "
+                                              "w.T of a row-major N x K array w); pass cupy.ascontiguousarray(...)")
         raise GemmArgumentError(argument, "must be C-contiguous (row-major); pass cupy.ascontiguousarray(...)")
     return shape, _dtype_name(x)
 
@@ -241,7 +245,7 @@ def validate_gemm_args(a, b, *, c=None, bias=None, bias_mode: Optional[str] = No
     _finite("beta", beta)
     _finite("leaky_slope", leaky_slope)
     (m, k), a_name = _check_operand(a, "a")
-    (k_b, n), b_name = _check_operand(b, "b")
+    (k_b, n), b_name = _check_operand(b, "b", column_major_too=True)
     if k_b != k:
         raise GemmArgumentError("b", f"shape {tuple(b.shape)} does not chain with a {tuple(a.shape)}: "
                                      f"b needs {k} rows")
@@ -283,4 +287,6 @@ def validate_gemm_args(a, b, *, c=None, bias=None, bias_mode: Optional[str] = No
         if z_out is out:
             raise GemmArgumentError("z_out", "must not be the same array as out")
     out_code = "f32" if out_dtype is None and out is None else resolve_out_dtype(out_dtype, out, input_dtype)
-    return _plan(kernel, dtype, m, n, k, act, bias_mode, c is not None and beta != 0, bool(save_z), out_code)
+    b_order = "C" if b.flags.c_contiguous else "F"
+    return _plan(kernel, dtype, m, n, k, act, bias_mode, c is not None and beta != 0, bool(save_z), out_code,
+                 b_order)

@@ -1,9 +1,9 @@
-// Hopper GEMM: D = act(alpha * A @ B (+ beta * C) (+ bias)), A row-major M x K, B row-major K x N (f16/bf16),
-// f32 accumulate, D in f32, f16 or bf16 (Z in f32). TMA loads with 128B swizzle into a `Stages`-deep mbarrier
-// ring; one producer warpgroup (one thread issues the A/B loads, one the bias loads) and two consumer warpgroups
-// (wgmma with both operands in shared memory; cooperative: each takes half the rows of every tile, ping-pong: each
-// takes every other tile);
-// setmaxnreg moves registers from the producer to the consumers; a persistent grid walks the tiles in a grouped
+// Hopper GEMM: D = act(alpha * A @ B (+ beta * C) (+ bias)), A row-major M x K, B K x N row-major or (BKMajor)
+// column-major, i.e. a row-major N x K array (f16/bf16), f32 accumulate, D in f32, f16 or bf16 (Z in f32). TMA
+// loads with 128B swizzle into a `Stages`-deep mbarrier ring; one producer warpgroup (one thread issues the A/B
+// loads, one the bias loads) and two consumer warpgroups (wgmma with both operands in shared memory; cooperative:
+// each takes half the rows of every tile, ping-pong: each takes every other tile); setmaxnreg moves registers
+// from the producer to the consumers; a persistent grid walks the tiles in a grouped
 // order (GroupM row tiles share each column of B while it is in L2).
 // The epilogue runs in registers straight from the accumulators: which (row, col) each accumulator register holds
 // is NOT written here; fraglab/gemm/wgmma.py generates it from fraglab.apis.wgmma.accumulator_map and prepends
@@ -199,54 +199,54 @@ __device__ __forceinline__ void setmaxnreg_dec() {
   asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(Regs));
 }
 
-// D(m64 x N, f32) += A(m64 x k16, K-major) * B(k16 x N, MN-major: imm-trans-b = 1), both from shared memory.
-// One instruction text for every N: the input type (f16 | bf16), the accumulator registers (runtime/
-// wgmma_operands.cuh) and the operand numbers after them are pasted in, as the asm text must be a literal.
-#define FRAGLAB_WGMMA_M64NK16(N, TY, REGS, OPERANDS, DESC_A, DESC_B, PRED)                                     \
+// D(m64 x N, f32) += A(m64 x k16, K-major) * B(k16 x N), both from shared memory; B MN-major (imm-trans-b = 1)
+// or K-major (imm-trans-b = 0). One instruction text for every N: the input type (f16 | bf16), the transpose, the
+// accumulator registers (runtime/wgmma_operands.cuh) and the operand numbers after them are pasted in, as the asm
+// text must be a literal.
+#define FRAGLAB_WGMMA_M64NK16(N, TY, TRANS_B, REGS, OPERANDS, DESC_A, DESC_B, PRED)                            \
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" PRED ", 0;\n"                                               \
                "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." TY "." TY " "                                 \
                "{" REGS "}, "                                                                                  \
-               "%" DESC_A ", %" DESC_B ", p, 1, 1, 0, 1;\n}\n"                                                  \
+               "%" DESC_A ", %" DESC_B ", p, 1, 1, 0, " TRANS_B ";\n}\n"                                        \
                : OPERANDS(d)                                                                                   \
                : "l"(desc_a), "l"(desc_b), "r"(scale_d))
+#define FRAGLAB_WGMMA_M64NK16_ANY(N, REGS, OPERANDS, DESC_A, DESC_B, PRED)                                    \
+  if constexpr (Bf16 && BKMajor) {                                                                             \
+    FRAGLAB_WGMMA_M64NK16(N, "bf16", "0", REGS, OPERANDS, DESC_A, DESC_B, PRED);                               \
+  } else if constexpr (Bf16) {                                                                                 \
+    FRAGLAB_WGMMA_M64NK16(N, "bf16", "1", REGS, OPERANDS, DESC_A, DESC_B, PRED);                               \
+  } else if constexpr (BKMajor) {                                                                              \
+    FRAGLAB_WGMMA_M64NK16(N, "f16", "0", REGS, OPERANDS, DESC_A, DESC_B, PRED);                                \
+  } else {                                                                                                     \
+    FRAGLAB_WGMMA_M64NK16(N, "f16", "1", REGS, OPERANDS, DESC_A, DESC_B, PRED);                                \
+  }
 
-template <bool Bf16>
+template <bool Bf16, bool BKMajor>
 __device__ __forceinline__ void wgmma_m64n64k16(float* d, unsigned long long desc_a, unsigned long long desc_b, int scale_d) {
-  if constexpr (Bf16) {
-    FRAGLAB_WGMMA_M64NK16(64, "bf16", FRAGLAB_WGMMA_REGS_32, FRAGLAB_WGMMA_F32_OPERANDS_32, "32", "33", "34");
-  } else {
-    FRAGLAB_WGMMA_M64NK16(64, "f16", FRAGLAB_WGMMA_REGS_32, FRAGLAB_WGMMA_F32_OPERANDS_32, "32", "33", "34");
-  }
+  FRAGLAB_WGMMA_M64NK16_ANY(64, FRAGLAB_WGMMA_REGS_32, FRAGLAB_WGMMA_F32_OPERANDS_32, "32", "33", "34")
 }
 
-template <bool Bf16>
+template <bool Bf16, bool BKMajor>
 __device__ __forceinline__ void wgmma_m64n128k16(float* d, unsigned long long desc_a, unsigned long long desc_b, int scale_d) {
-  if constexpr (Bf16) {
-    FRAGLAB_WGMMA_M64NK16(128, "bf16", FRAGLAB_WGMMA_REGS_64, FRAGLAB_WGMMA_F32_OPERANDS_64, "64", "65", "66");
-  } else {
-    FRAGLAB_WGMMA_M64NK16(128, "f16", FRAGLAB_WGMMA_REGS_64, FRAGLAB_WGMMA_F32_OPERANDS_64, "64", "65", "66");
-  }
+  FRAGLAB_WGMMA_M64NK16_ANY(128, FRAGLAB_WGMMA_REGS_64, FRAGLAB_WGMMA_F32_OPERANDS_64, "64", "65", "66")
 }
 
-template <bool Bf16>
+template <bool Bf16, bool BKMajor>
 __device__ __forceinline__ void wgmma_m64n256k16(float* d, unsigned long long desc_a, unsigned long long desc_b, int scale_d) {
-  if constexpr (Bf16) {
-    FRAGLAB_WGMMA_M64NK16(256, "bf16", FRAGLAB_WGMMA_REGS_128, FRAGLAB_WGMMA_F32_OPERANDS_128, "128", "129", "130");
-  } else {
-    FRAGLAB_WGMMA_M64NK16(256, "f16", FRAGLAB_WGMMA_REGS_128, FRAGLAB_WGMMA_F32_OPERANDS_128, "128", "129", "130");
-  }
+  FRAGLAB_WGMMA_M64NK16_ANY(256, FRAGLAB_WGMMA_REGS_128, FRAGLAB_WGMMA_F32_OPERANDS_128, "128", "129", "130")
 }
+#undef FRAGLAB_WGMMA_M64NK16_ANY
 #undef FRAGLAB_WGMMA_M64NK16
 
-template <int BN, bool Bf16>
+template <int BN, bool Bf16, bool BKMajor>
 __device__ __forceinline__ void wgmma_tile_k16(float* d, unsigned long long desc_a, unsigned long long desc_b,
                                                int scale_d) {
   if constexpr (BN == 256) {
-    wgmma_m64n256k16<Bf16>(d, desc_a, desc_b, scale_d);
+    wgmma_m64n256k16<Bf16, BKMajor>(d, desc_a, desc_b, scale_d);
   } else if constexpr (BN == 128) {
-    wgmma_m64n128k16<Bf16>(d, desc_a, desc_b, scale_d);
+    wgmma_m64n128k16<Bf16, BKMajor>(d, desc_a, desc_b, scale_d);
   } else {
-    wgmma_m64n64k16<Bf16>(d, desc_a, desc_b, scale_d);
+    wgmma_m64n64k16<Bf16, BKMajor>(d, desc_a, desc_b, scale_d);
   }
 }
 
@@ -449,7 +449,7 @@ __device__ __forceinline__ void store_staged(float (&acc)[Tile::kMmaM][Tile::BN 
   }
 }
 
-template <class Tile, class Epi, class T, class OutT, bool BSwapOffsets>
+template <class Tile, class Epi, class T, class OutT, bool BSwapOffsets, bool BKMajor>
 __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMap& tma_b, const TmaMap& tma_d,
                                                 const TmaMap& tma_bias, int M, int N, int K,
                                                 float alpha, float beta, float leaky_slope,
@@ -462,6 +462,7 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
   constexpr int kMmaM = Tile::kMmaM;
   constexpr bool kBf16 = IsSame<T, __nv_bfloat16>::value;
   static_assert(wgmma_acc::kPairsAdjacent, "the epilogue stores slot pairs (2j, 2j+1) as one float2");
+  static_assert(!BKMajor || ClusterM == 1, "a K-major B is loaded whole by each block (no multicast halves)");
   extern __shared__ unsigned char smem_raw[];
   // 128B-swizzle atoms need 1024-byte aligned tiles; dynamic shared memory only promises 16.
   const unsigned raw = smem_u32(smem_raw);
@@ -533,8 +534,12 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
           // The stage fills with this block's A and all of B (half of it multicast by the other block).
           mbar_arrive_expect_tx(&full[s], has_rows ? Tile::kStageBytes : Tile::kStageBytes - Tile::kABytes);
           if (has_rows) tma_load_2d(stage, &tma_a, kb * kBK, tm * BM, &full[s]);
+          if constexpr (BKMajor) {
+            // B given as N x K (row-major): one (BN rows, K64) box, laid out like A
+            tma_load_2d(stage + Tile::kABytes, &tma_b, kb * kBK, tn * BN, &full[s]);
+          }
 #pragma unroll
-          for (int j = 0; j < BN / 64; ++j) {
+          for (int j = 0; j < (BKMajor ? 0 : BN / 64); ++j) {
             unsigned char* dst = stage + Tile::kABytes + j * Tile::kBBlockBytes;
             if constexpr (ClusterM == 1) {
               tma_load_2d(dst, &tma_b, tn * BN + j * 64, kb * kBK, &full[s]);
@@ -613,11 +618,13 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
         wgmma_fence();
 #pragma unroll
         for (int kk = 0; kk < kBK / 16; ++kk) {
-          // A: k16 = 32 bytes along the swizzled 128-byte row; B: k16 = 16 rows of 128 bytes.
-          const unsigned long long desc_b = smem_desc(b_base + kk * 16 * kSwizzleBytes, BOff::kLbo, BOff::kSbo);
+          // A and a K-major B: k16 = 32 bytes along the swizzled 128-byte row, 8-row atoms 1024 bytes apart;
+          // an MN-major B: k16 = 16 rows of 128 bytes.
+          const unsigned long long desc_b = BKMajor ? smem_desc(b_base + kk * 32, 16, 1024)
+                                                    : smem_desc(b_base + kk * 16 * kSwizzleBytes, BOff::kLbo, BOff::kSbo);
 #pragma unroll
           for (int mm = 0; mm < kMmaM; ++mm) {
-            wgmma_tile_k16<BN, kBf16>(acc[mm], smem_desc(a_base + mm * 64 * kSwizzleBytes + kk * 32, 16, 1024),
+            wgmma_tile_k16<BN, kBf16, BKMajor>(acc[mm], smem_desc(a_base + mm * 64 * kSwizzleBytes + kk * 32, 16, 1024),
                                       desc_b, (kb > 0 || kk > 0) ? 1 : 0);
           }
         }
@@ -654,24 +661,24 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
   if constexpr (ClusterM > 1) cluster_sync();
 }
 
-template <class Tile, class Epi, class T, class OutT, bool BSwapOffsets = false>
+template <class Tile, class Epi, class T, class OutT, bool BSwapOffsets = false, bool BKMajor = false>
 __global__ void __launch_bounds__(kThreads, 1)
     gemm_wgmma_kernel(const __grid_constant__ TmaMap tma_a, const __grid_constant__ TmaMap tma_b,
                       const __grid_constant__ TmaMap tma_d, const __grid_constant__ TmaMap tma_bias, int M, int N,
                       int K, float alpha, float beta, float leaky_slope, const float* __restrict__ C,
                       const float* __restrict__ bias, OutT* __restrict__ D, float* __restrict__ Z) {
   static_assert(Tile::ClusterM == 1, "clustered tiles launch gemm_wgmma_cluster_kernel");
-  gemm_wgmma_body<Tile, Epi, T, OutT, BSwapOffsets>(tma_a, tma_b, tma_d, tma_bias, M, N, K, alpha, beta, leaky_slope, C, bias, D, Z);
+  gemm_wgmma_body<Tile, Epi, T, OutT, BSwapOffsets, BKMajor>(tma_a, tma_b, tma_d, tma_bias, M, N, K, alpha, beta, leaky_slope, C, bias, D, Z);
 }
 
-template <class Tile, class Epi, class T, class OutT, bool BSwapOffsets = false>
+template <class Tile, class Epi, class T, class OutT, bool BSwapOffsets = false, bool BKMajor = false>
 __global__ void __launch_bounds__(kThreads, 1) __cluster_dims__(Tile::ClusterM, 1, 1)
     gemm_wgmma_cluster_kernel(const __grid_constant__ TmaMap tma_a, const __grid_constant__ TmaMap tma_b,
                               const __grid_constant__ TmaMap tma_d, const __grid_constant__ TmaMap tma_bias, int M,
                               int N, int K, float alpha, float beta, float leaky_slope, const float* __restrict__ C,
                               const float* __restrict__ bias, OutT* __restrict__ D, float* __restrict__ Z) {
   static_assert(Tile::ClusterM > 1, "one-block tiles launch gemm_wgmma_kernel");
-  gemm_wgmma_body<Tile, Epi, T, OutT, BSwapOffsets>(tma_a, tma_b, tma_d, tma_bias, M, N, K, alpha, beta, leaky_slope, C, bias, D, Z);
+  gemm_wgmma_body<Tile, Epi, T, OutT, BSwapOffsets, BKMajor>(tma_a, tma_b, tma_d, tma_bias, M, N, K, alpha, beta, leaky_slope, C, bias, D, Z);
 }
 
 }  // namespace wgmma_gemm

@@ -23,6 +23,7 @@ ARCH = SM90A
 DTYPES = ("f16", "bf16")
 OUT_DTYPES = ("f32", "f16", "bf16")   # D; Z is always f32
 STORES = ("direct", "tma")        # D from registers, or through shared memory and TMA stores
+B_ORDERS = ("C", "F")             # B (K x N) row-major, or column-major (a row-major N x K: the K-major operand)
 _CPP_TYPE = {"f16": "__half", "bf16": "__nv_bfloat16", "f32": "float"}
 BK = 64                           # fraglab::wgmma_gemm::kBK
 THREADS = 384                     # producer warpgroup + 2 consumer warpgroups
@@ -120,14 +121,19 @@ class WgmmaKernelSpec:
     b_swap_offsets: bool = B_SWAP_OFFSETS
     out_dtype: str = "f32"
     store: str = "direct"     # "tma": D through shared memory (stmatrix for 16-bit D) and TMA stores
+    b_order: str = "C"        # B (K x N) in memory: "C" row-major (MN-major), "F" column-major (K-major: N x K rows)
 
     def __post_init__(self):
         for value, valid, argument in ((self.dtype, DTYPES, "dtype"), (self.out_dtype, OUT_DTYPES, "out_dtype"),
                                        (self.act, ACT_KINDS, "act"),
                                        (self.bias_mode, BIAS_MODES, "bias_mode"),
-                                       (self.tile, tuple(ALL_TILES), "tile"), (self.store, STORES, "store")):
+                                       (self.tile, tuple(ALL_TILES), "tile"), (self.store, STORES, "store"),
+                                       (self.b_order, B_ORDERS, "b_order")):
             if value not in valid:
                 raise ValueError(f"invalid {argument} {value!r}: valid choices are {', '.join(valid)}")
+        if self.b_order == "F" and self.tile_config.cluster_m > 1:
+            raise ValueError(f"tile {self.tile!r} multicasts halves of an MN-major B: a column-major B needs a "
+                             f"one-block tile")
 
     aligned = True   # always the 16-byte (TMA) path; the WMMA kernel takes the rest
 
@@ -146,7 +152,7 @@ class WgmmaKernelSpec:
         return (f"fraglab::wgmma_gemm::{kernel}<{self.tile_config.cpp(self.store == 'tma')}, "
                 f"{epilogue_cpp(self.act, self.bias_mode, self.has_c, self.save_z)}, {_CPP_TYPE[self.dtype]}, "
                 f"{_CPP_TYPE[self.out_dtype]}, "
-                f"{'true' if self.b_swap_offsets else 'false'}>")
+                f"{'true' if self.b_swap_offsets else 'false'}, {'true' if self.b_order == 'F' else 'false'}>")
 
     def build(self) -> "WgmmaBuild":
         return WgmmaBuild(ENTRY, (self.name(),))
@@ -327,17 +333,17 @@ DEFAULT_STORE = "tma"
 
 def spec_for(dtype: str, m: int, n: int, k: int, *, act: str = "none", bias_mode: str = "none",
              has_c: bool = False, save_z: bool = False, sm_count: int = 132, tile: str | None = None,
-             out_dtype: str = "f32", store: str | None = None) -> WgmmaKernelSpec:
+             out_dtype: str = "f32", store: str | None = None, b_order: str = "C") -> WgmmaKernelSpec:
     del k  # every K uses the same kernel: TMA zero-fills the last K-block
     return WgmmaKernelSpec(dtype, act, bias_mode, has_c, save_z, tile or choose_tile(m, n, sm_count), B_SWAP_OFFSETS,
-                           out_dtype, store or DEFAULT_STORE)
+                           out_dtype, store or DEFAULT_STORE, b_order)
 
 
 def all_specs() -> list[WgmmaKernelSpec]:
     """Every instantiation `spec_for` can return."""
-    return [WgmmaKernelSpec(dtype, act, bias_mode, has_c, save_z, tile, B_SWAP_OFFSETS, out, DEFAULT_STORE)
-            for dtype, act, bias_mode, has_c, save_z, tile, out
-            in product(DTYPES, ACT_KINDS, BIAS_MODES, (False, True), (False, True), TILES, OUT_DTYPES)]
+    return [WgmmaKernelSpec(dtype, act, bias_mode, has_c, save_z, tile, B_SWAP_OFFSETS, out, DEFAULT_STORE, order)
+            for dtype, act, bias_mode, has_c, save_z, tile, out, order
+            in product(DTYPES, ACT_KINDS, BIAS_MODES, (False, True), (False, True), TILES, OUT_DTYPES, B_ORDERS)]
 
 
 def all_builds() -> list[WgmmaBuild]:
@@ -418,7 +424,8 @@ def _kernel(spec: WgmmaKernelSpec):
 def bind(spec: WgmmaKernelSpec, a, b, d, *, c=None, bias=None, z=None, alpha: float = 1.0, beta: float = 0.0,
          leaky_slope: float = 0.01, sm_count: int = 132, grid: int | None = None):
     """The launch of one instantiation on validated, contiguous device arrays, its parameters (tensor maps
-    included) packed once: A (M, K) and B (K, N) f16/bf16, D in spec.out_dtype, Z, C and bias f32. Calling the
+    included) packed once: A (M, K) and B (K, N; row-major, or column-major for spec.b_order 'F') f16/bf16, D in
+    spec.out_dtype, Z, C and bias f32. Calling the
     result launches on CuPy's current stream (or the CuPy stream given). Bound launches are shared: the key holds
     every parameter, so one bound to memory since freed and reused is still right for the arrays now there."""
     m, k = a.shape
@@ -441,7 +448,8 @@ def _packed_launch(key):
     spec, m, n, k, pa, pb, pd, pc, pbias, pz, alpha, beta, leaky_slope, blocks = key
     tile = spec.tile_config
     map_a = _MAPS[(pa, spec.dtype, k, m, BK, tile.bm)]
-    map_b = _MAPS[(pb, spec.dtype, n, k, 64, BK)]
+    # B row-major (K x N): boxes of (K64 rows, N64); column-major (a row-major N x K): one (BN rows, K64) box, as A
+    map_b = _MAPS[(pb, spec.dtype, n, k, 64, BK)] if spec.b_order == "C" else _MAPS[(pb, spec.dtype, k, n, BK, tile.bn)]
     map_d = (_MAPS[(pd, spec.out_dtype, n, m, 128 // _BYTES[spec.out_dtype], tile.warpgroup_rows)]
              if spec.store == "tma" else _NO_MAP)
     # A per-column / per-row bias: 1-D boxes of the tile's columns / rows (bias_mode 'full' is read directly).
@@ -459,6 +467,6 @@ def _packed_launch(key):
 _LAUNCHES = BoundedMemo(_packed_launch, 256)
 
 
-__all__ = ["DTYPES", "OUT_DTYPES", "TILES", "TileConfig", "WgmmaKernelSpec", "WgmmaBuild", "build_of", "AccumulatorIndexing",
-           "accumulator_indexing", "accumulator_header", "choose_tile", "spec_for", "all_specs",
+__all__ = ["DTYPES", "OUT_DTYPES", "B_ORDERS", "TILES", "TileConfig", "WgmmaKernelSpec", "WgmmaBuild", "build_of",
+           "AccumulatorIndexing", "accumulator_indexing", "accumulator_header", "choose_tile", "spec_for", "all_specs",
            "all_builds", "encode_tma", "bind", "launch", "launch_blocks", "tiles_for"]

@@ -86,8 +86,13 @@ def make_fake_cupy(events):
         events.append("from_dlpack")
         return device(x.host)
 
+    def ascontiguousarray(x):
+        events.append("ascontiguousarray")
+        return device(x)
+
     return types.SimpleNamespace(ndarray=DeviceArray, float32=np.float32, float16=np.float16, uint16=np.uint16,
                                  int16=np.int16, empty=empty, asarray=asarray, from_dlpack=from_dlpack,
+                                 ascontiguousarray=ascontiguousarray,
                                  zeros=np.zeros, cuda=types.SimpleNamespace(Stream=Stream, ExternalStream=ExternalStream))
 
 
@@ -122,6 +127,23 @@ def fake(monkeypatch):
 def _ab(m=64, k=32, n=48, dtype=np.float16):
     rng = np.random.default_rng(0)
     return device(rng.uniform(-1, 1, (m, k)).astype(dtype)), device(rng.uniform(-1, 1, (k, n)).astype(dtype))
+
+
+def test_a_column_major_b_goes_to_wgmma_as_it_is_and_to_wmma_as_a_row_major_copy(fake):
+    import fraglab
+
+    a, b = _ab(256, 64, 128)
+    b_cols = np.asfortranarray(np.asarray(b)).view(DeviceArray)   # K x N, column-major (w.T of an N x K w)
+    d = fraglab.gemm(a, b_cols, kernel="wgmma")
+    name, args, _ = fake.launched[-1]
+    assert name == "wgmma" and args[0].b_order == "F" and args[2] is b_cols and "ascontiguousarray" not in fake.events
+    assert d.shape == (256, 128)
+    fraglab.gemm(a, b_cols, kernel="wmma")
+    name, args, _ = fake.launched[-1]
+    assert name == "wmma" and args[2].flags.c_contiguous and np.array_equal(np.asarray(args[2]), np.asarray(b))
+    assert fake.events.count("ascontiguousarray") == 1
+    fraglab.gemm(a, b, kernel="wgmma")   # row-major B: the MN-major kernel
+    assert fake.launched[-1][1][0].b_order == "C"
 
 
 # ---------------------------------------------------------------------------------------------

@@ -101,6 +101,14 @@ def test_valid_arguments_resolve_a_plan():
     assert plan.bias_mode == "per_n" and plan.has_c and not plan.save_z
 
 
+def test_b_may_be_column_major_and_the_plan_says_so():
+    a = np.ones((4, 8), np.float16)
+    w = np.ones((6, 8), np.float16)            # a row-major N x K weight: b = w.T is K x N, column-major
+    assert validate_gemm_args(a, w.T).b_order == "F"
+    assert validate_gemm_args(a, np.ones((8, 6), np.float16)).b_order == "C"
+    assert validate_gemm_args(a, np.ones((8, 1), np.float16)).b_order == "C"   # both orders: row-major wins
+
+
 def test_beta_zero_ignores_c_and_f32_goes_to_simt():
     a, b = _ab(dtype=np.float32)
     plan = validate_gemm_args(a, b, c=np.ones((4, 6), np.float32))
@@ -120,6 +128,8 @@ def test_bf16_inputs_are_recognised():
     (dict(a=np.ones((4, 8), np.float16), b=np.ones((7, 6), np.float16)), "b", "chain"),
     (dict(a=np.ones((4, 8), np.float16), b=np.ones((8, 6), np.float32)), "b", "differs"),
     (dict(a=np.ones((4, 16), np.float16)[:, ::2], b=np.ones((8, 6), np.float16)), "a", "contiguous"),
+    (dict(a=np.ones((8, 4), np.float16).T, b=np.ones((8, 6), np.float16)), "a", "C-contiguous (row-major);"),
+    (dict(a=np.ones((4, 8), np.float16), b=np.ones((8, 12), np.float16)[:, ::2]), "b", "F-contiguous"),
     (dict(a=np.ones((4, 8, 1), np.float16), b=np.ones((8, 6), np.float16)), "a", "2-D"),
     (dict(a=np.ones((0, 8), np.float16), b=np.ones((8, 6), np.float16)), "a", "empty"),
     (dict(bias=np.ones(5, np.float32)), "bias", "(6,)"),

@@ -35,6 +35,10 @@ def cp():
     specs += [wgmma.spec_for(dt, m, n, k, act="gelu", bias_mode="per_m", tile=t, out_dtype=out, store=store)
               for (m, n, k), dt, t, out, store in OUT_CASES]
     specs += [wgmma.spec_for("f16", 1, 1, 1, tile=t, out_dtype=o, store="tma") for t in TEST_TILES for o in ("f16", "f32")]
+    specs += [wgmma.spec_for(dt, m, n, k, act="relu", bias_mode="per_n", tile=t, b_order="F")
+              for (m, n, k), dt, t in itertools.product(SIZES, wgmma.DTYPES, COLUMN_B_TILES)]
+    specs += [wgmma.spec_for("bf16", 1100, 520, 136, act="gelu", bias_mode=bm, has_c=True, save_z=True, tile=t,
+                             out_dtype=o, b_order="F") for t in COLUMN_B_TILES for bm, o in (("per_n", "f32"), ("per_m", "f16"))]
     with ThreadPoolExecutor(16) as pool:
         list(pool.map(gpu.module, dict.fromkeys(s.build() for s in specs)))
     return cp
@@ -51,19 +55,21 @@ def _device_matrix(cp, x32, dtype):
 
 
 def run_case(cp, m, n, k, dtype, *, act="none", bias_mode="none", beta=0.0, save_z=False, seed=0, tile=None,
-             a32=None, alpha=1.5, leaky_slope=0.05, grid=None, out_dtype="f32"):
+             a32=None, alpha=1.5, leaky_slope=0.05, grid=None, out_dtype="f32", b_order="C"):
     rng = np.random.default_rng(seed)
     a32 = rng.uniform(-1, 1, (m, k)).astype(np.float32) if a32 is None else a32
     b32 = rng.uniform(-1, 1, (k, n)).astype(np.float32)
     a, a64 = _device_matrix(cp, a32, dtype)
     b, b64 = _device_matrix(cp, b32, dtype)
+    if b_order == "F":
+        b = cp.asfortranarray(b)   # column-major K x N: the row-major N x K the K-major kernel reads
     shape = {"none": None, "per_m": (m,), "per_n": (n,), "full": (m, n)}[bias_mode]
     bias = rng.uniform(-1, 1, shape).astype(np.float32) if shape else None
     c = rng.uniform(-1, 1, (m, n)).astype(np.float32) if beta else None
     d = cp.full((m, n), np.nan, dtype=cp.float32 if out_dtype == "f32" else cp.float16)
     z = cp.full((m, n), np.nan, dtype=cp.float32) if save_z else None
     spec = wgmma.spec_for(dtype, m, n, k, act=act, bias_mode=bias_mode, has_c=bool(beta), save_z=save_z, tile=tile,
-                          out_dtype=out_dtype)
+                          out_dtype=out_dtype, b_order=b_order)
     wgmma.launch(spec, a, b, d, c=None if c is None else cp.asarray(c), bias=None if bias is None else cp.asarray(bias),
                  z=z, alpha=alpha, beta=beta, leaky_slope=leaky_slope, grid=grid)
     cp.cuda.runtime.deviceSynchronize()
@@ -85,6 +91,7 @@ def run_case(cp, m, n, k, dtype, *, act="none", bias_mode="none", beta=0.0, save
 # M any; N and K multiples of 8 (TMA's 16-byte row rule). Sizes of 1, odd, prime and several tiles.
 SIZES = [(1, 8, 8), (7, 24, 40), (131, 136, 72), (257, 264, 1000), (997, 520, 8), (300, 1032, 200), (128, 256, 64)]
 TEST_TILES = (*wgmma.TILES, "128x128p", "64x256p", "128x256c2", "128x128c2")
+COLUMN_B_TILES = tuple(t for t in TEST_TILES if wgmma.ALL_TILES[t].cluster_m == 1)   # clusters multicast B's halves
 COMBOS = list(itertools.product(ACT_KINDS, BIAS_MODES))
 NAN_ACTS = ("none", "relu", "gelu", "tanh")
 OUT_CASES = [((131, 136, 72), "f16", "128x256", "f16", "direct"), ((257, 264, 1000), "bf16", "128x128", "bf16", "direct"),
@@ -126,6 +133,21 @@ def test_one_block_walks_many_tiles(cp, tile, bias_mode, out_dtype):
     grid = wgmma.ALL_TILES[tile].cluster_m
     run_case(cp, 1100, 520, 136, "f16", act="gelu", bias_mode=bias_mode, beta=0.5, save_z=True, seed=5, tile=tile,
              grid=grid, out_dtype=out_dtype)
+
+
+@pytest.mark.parametrize("dtype", wgmma.DTYPES)
+@pytest.mark.parametrize("tile", COLUMN_B_TILES)
+@pytest.mark.parametrize("m,n,k", SIZES)
+def test_column_major_b(cp, m, n, k, dtype, tile):
+    """B as the transpose of a row-major N x K array: the K-major operand (imm-trans-b = 0), one TMA box per stage."""
+    run_case(cp, m, n, k, dtype, act="relu", bias_mode="per_n", seed=m * 5 + n + k, tile=tile, b_order="F")
+
+
+@pytest.mark.parametrize("bias_mode,out_dtype", (("per_n", "f32"), ("per_m", "f16")))
+@pytest.mark.parametrize("tile", COLUMN_B_TILES)
+def test_one_block_walks_many_tiles_with_a_column_major_b(cp, tile, bias_mode, out_dtype):
+    run_case(cp, 1100, 520, 136, "bf16", act="gelu", bias_mode=bias_mode, beta=0.5, save_z=True, seed=6, tile=tile,
+             grid=1, out_dtype=out_dtype, b_order="F")
 
 
 @pytest.mark.parametrize("i", range(len(COMBOS)))
@@ -238,6 +260,12 @@ def test_through_fraglab_gemm(cp):
     assert type(run.kernel_spec).__name__ == "WmmaKernelSpec"
     ref_odd, _ = reference_gemm(a32.astype(np.float16), b32[:, :n_odd].astype(np.float16))
     assert check_result(run().get(), ref_odd, "f16")[0]
+    # b = w.T of a row-major N x K weight: wgmma reads it K-major, WMMA gets a row-major copy; both right
+    w = cp.ascontiguousarray(b.T)
+    for kernel in ("wgmma", "wmma"):
+        run = prepare(a, w.T, bias=cp.asarray(bias), act="relu", kernel=kernel)
+        assert getattr(run.kernel_spec, "b_order", "C") == ("F" if kernel == "wgmma" else "C")
+        assert check_result(run().get(), ref, "f16")[0], kernel
 
 
 def test_the_check_suite_names_its_rows_by_family(cp):
