@@ -1,7 +1,7 @@
 """Small wgmma GEMM launches for compute-sanitizer (memcheck, racecheck, synccheck): every tile, edges in M, N
 and K, a staged bias, C and Z; staged stores also from a grid of one block (one cluster), so the bias and store
-buffers are reused from tile to tile; a column-major (K-major) B on the one-block tiles. Exits 1 if a result is
-wrong.
+buffers are reused from tile to tile; a column-major (K-major) B on the one-block tiles, and e4m3 inputs. Exits 1
+if a result is wrong.
 
 Usage (device): compute-sanitizer --tool racecheck python3 benchmarks/wgmma_sanitize.py
 """
@@ -48,6 +48,23 @@ def main() -> int:
             ok = err < 1e-3 and np.array_equal(d.get() > 0, pre > 0) and not np.isnan(d.get()).any()
             bad += not ok
             print(f"{tile} {out} {store} B {b_order} {m}x{n}x{k} {bias_mode} grid {grid or 'full'}: rel err {err:.2e} {'ok' if ok else 'FAILED'}", flush=True)
+    from fraglab.gemm.reference import e4m3_to_float64
+    for tile, grid in itertools.product(("128x256", "128x128p"), (None, 1)):   # e4m3: k32 steps, 128-byte K-blocks
+        m, n, k = 200, 264, 208
+        a8 = rng.integers(0x20, 0x50, (m, k)).astype(np.uint8) | (rng.integers(0, 2, (m, k)) << 7).astype(np.uint8)
+        w8 = rng.integers(0x20, 0x50, (n, k)).astype(np.uint8) | (rng.integers(0, 2, (n, k)) << 7).astype(np.uint8)
+        bias = rng.uniform(-1, 1, n).astype(np.float32)
+        d = cp.full((m, n), np.nan, cp.float16)
+        spec = wgmma.spec_for("e4m3", m, n, k, act="relu", bias_mode="per_n", tile=tile, out_dtype="f16", b_order="F")
+        wgmma.launch(spec, cp.asarray(a8), cp.asarray(w8).T, d, bias=cp.asarray(bias), grid=grid)
+        cp.cuda.runtime.deviceSynchronize()
+        pre = e4m3_to_float64(a8) @ e4m3_to_float64(w8).T + bias[None, :]
+        ref = np.maximum(pre, 0)
+        err = np.abs(d.get().astype(np.float64) - ref).max() / np.abs(ref).max()
+        ok = err < 2e-3 and not np.isnan(d.get()).any()
+        bad += not ok
+        print(f"{tile} f16 tma e4m3 {m}x{n}x{k} per_n grid {grid or 'full'}: rel err {err:.2e} {'ok' if ok else 'FAILED'}",
+              flush=True)
     return 1 if bad else 0
 
 

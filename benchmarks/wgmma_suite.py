@@ -32,8 +32,12 @@ def torch_dtype(torch, dtype):
 def make_inputs(torch, m, n, k, dtype, *, bias_mode="none", has_c=False, seed=0):
     g = torch.Generator(device="cuda").manual_seed(seed)
     uni = lambda *shape: torch.rand(*shape, generator=g, device="cuda") * 2 - 1  # noqa: E731
-    a = uni(m, k).to(torch_dtype(torch, dtype))
-    b = uni(k, n).to(torch_dtype(torch, dtype))
+    if dtype == "e4m3":   # B column-major (the K-major operand 8-bit wgmma needs): an N x K array, transposed
+        a = (uni(m, k) * 4).to(torch.float8_e4m3fn)
+        b = (uni(n, k) * 4).to(torch.float8_e4m3fn).t()
+    else:
+        a = uni(m, k).to(torch_dtype(torch, dtype))
+        b = uni(k, n).to(torch_dtype(torch, dtype))
     shape = {"none": None, "per_m": (m,), "per_n": (n,), "full": (m, n)}[bias_mode]
     bias = uni(*shape) if shape else None
     c = uni(m, n) if has_c else None
@@ -141,14 +145,18 @@ def parse_variants(text: str | None, tiles: list[str] | None) -> list[tuple[str,
 
 
 def bench_size(torch, cp, m, n, k, dtype, *, variants, act="relu", bias_mode="per_n"):
-    per_set = (m * k + k * n) * 2
+    per_set = (m * k + k * n) * (1 if dtype == "e4m3" else 2)
     sets = max(1, min(4, (200 << 20) // per_set))
     xs = [make_inputs(torch, m, n, k, dtype, bias_mode=bias_mode, seed=10 + s) for s in range(sets)]
     outs = {"f32": torch.empty((m, n), device="cuda"),
             "f16": torch.empty((m, n), device="cuda", dtype=torch.float16),
             "bf16": torch.empty((m, n), device="cuda", dtype=torch.bfloat16)}
     fns = {}
-    if any(v[3] == "F" for v in variants):
+    if dtype == "e4m3":   # already column-major; D in f16 (an 8-bit D is not offered)
+        variants = [(t, "f16" if o == "in" else o, st, "F") for t, o, st, _ in variants]
+        for x in xs:
+            x["b_F"] = x["b"]
+    elif any(v[3] == "F" for v in variants):
         for x in xs:   # the same B, column-major (a row-major N x K array, transposed)
             x["b_F"] = x["b"].t().contiguous().t()
     for tile, out, store, b_order in variants:
@@ -161,6 +169,16 @@ def bench_size(torch, cp, m, n, k, dtype, *, variants, act="relu", bias_mode="pe
         fns[f"wgmma_fused[{label}]"] = lambda i, s=fused, d=d, bk=b_key: wgmma.launch(s, xs[i]["a"], xs[i][bk], d,
                                                                                     bias=xs[i]["bias"])
         fns[f"wgmma_plain[{label}]"] = lambda i, s=plain, d=d, bk=b_key: wgmma.launch(s, xs[i]["a"], xs[i][bk], d)
+    if dtype == "e4m3":   # cuBLASLt's fp8 GEMM, unit scales, f16 D; with the bias fused (no activation there)
+        one = torch.ones((), device="cuda")
+        bias16 = [x["bias"].half() for x in xs]
+        fns["torch_scaled_mm"] = lambda i: torch._scaled_mm(xs[i]["a"], xs[i]["b"], scale_a=one, scale_b=one,
+                                                            out_dtype=torch.float16)
+        fns["torch_scaled_mm_bias"] = lambda i: torch._scaled_mm(xs[i]["a"], xs[i]["b"], scale_a=one, scale_b=one,
+                                                                 bias=bias16[i], out_dtype=torch.float16)
+        ms = time_kernels(torch, fns, sets)
+        flops = 2.0 * m * n * k
+        return {name: {"ms": t, "tflops": flops / t / 1e9} for name, t in ms.items()}
     fns["torch_mm"] = lambda i: torch.mm(xs[i]["a"], xs[i]["b"])
     if dtype == "f16" and cp is not None:
         cxs = [(cp.from_dlpack(x["a"]), cp.from_dlpack(x["b"])) for x in xs]
@@ -184,6 +202,7 @@ def main(argv=None) -> int:
                                                      "--tiles with f32 D)")
     ap.add_argument("--sizes", default=None, help="MxNxK list to time (default: the square and awkward shapes)")
     ap.add_argument("--act", default="relu")
+    ap.add_argument("--dtype", default="f16", help="input type of the --sizes runs: f16, bf16 or e4m3")
     args = ap.parse_args(argv)
     import torch
     try:
@@ -247,10 +266,10 @@ def main(argv=None) -> int:
         tiles = args.tiles.split(",") if args.tiles else None
         variants = parse_variants(args.variants, tiles)
         if args.sizes:
-            runs = [(dt, tuple(int(v) for v in size.split("x"))) for size in args.sizes.split(",")
-                    for dt in ("f16",)]
-        wanted = [wgmma.spec_for(dtype, m, n, k, act=a, bias_mode=bm, tile=t, out_dtype=dtype if o == "in" else o,
-                                 store=st, b_order=bo).build()
+            runs = [(args.dtype, tuple(int(v) for v in size.split("x"))) for size in args.sizes.split(",")]
+        wanted = [wgmma.spec_for(dtype, m, n, k, act=a, bias_mode=bm, tile=t,
+                                 out_dtype=("f16" if dtype == "e4m3" else dtype) if o == "in" else o, store=st,
+                                 b_order="F" if dtype == "e4m3" else bo).build()
                   for dtype, (m, n, k) in runs for t, o, st, bo in variants
                   for a, bm in ((args.act, "per_n"), ("none", "none"))]
         with ThreadPoolExecutor(16) as pool:

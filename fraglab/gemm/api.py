@@ -82,7 +82,7 @@ def prepare(a, b, *, c=None, bias=None, bias_mode: Optional[str] = None, act: st
         requested = kernel
         if kernel == "auto" and tile is not None:  # a forced tile names its kernel (WMMA's names first, as before)
             requested = "wmma" if tile in gemm_wmma.ALIGNED_TILES else "wgmma"
-        family, notice = tensor_core_kernel(requested, _compute_capability(), plan.k, n, pointers)
+        family, notice = tensor_core_kernel(requested, _compute_capability(), plan.k, n, pointers, plan.dtype)
         if notice:
             warnings.warn(notice, KernelFallback, stacklevel=3)
         if family == "wmma":
@@ -210,14 +210,14 @@ def d_dtype(cp, out_dtype: str, a):
 
 
 def _from_foreign(cp, a, b, c, bias, out, z_out, input_dtype, out_dtype):
-    """Arguments that are not CuPy arrays, viewed as CuPy arrays (gemm/interop.py); a torch bf16 tensor viewed as
-    bits sets input_dtype (a, b) or out_dtype (out) to bf16."""
+    """Arguments that are not CuPy arrays, viewed as CuPy arrays (gemm/interop.py); a torch bf16 (or e4m3) tensor
+    viewed as bits sets input_dtype (a, b) or out_dtype (out) to bf16 (or e4m3)."""
     from .interop import to_cupy_all
 
     views, bits = to_cupy_all(cp, {"a": a, "b": b, "c": c, "bias": bias, "out": out, "z_out": z_out})
-    if input_dtype is None and bits & {"a", "b"}:
-        input_dtype = "bf16"
-    if out_dtype is None and "out" in bits:
+    if input_dtype is None and (bits.get("a") or bits.get("b")):
+        input_dtype = bits.get("a") or bits.get("b")
+    if out_dtype is None and bits.get("out") == "bf16":
         out_dtype = "bf16"
     return (views["a"], views["b"], views["c"], views["bias"], views["out"], views["z_out"], input_dtype,
             out_dtype)

@@ -47,23 +47,26 @@ def _view(make, x, argument: str):
 
 
 def to_cupy(cp, x, argument: str):
-    """(x as a CuPy array sharing its memory, True when that array holds bf16 as uint16 bit patterns); (None,
-    False) for None. GemmArgumentError naming `argument` for host arrays and for what is not an array."""
+    """(x as a CuPy array sharing its memory, which bit patterns it holds: "bf16" (uint16), "e4m3" (uint8) or
+    None); (None, None) for None. GemmArgumentError naming `argument` for host arrays and what is not an array."""
     if x is None or isinstance(x, cp.ndarray):
-        return x, False
+        return x, None
     if is_torch(x):
         if not x.is_cuda:
             raise _host_error(argument, x)
-        if x.dtype == _torch().bfloat16:
+        torch = _torch()
+        if x.dtype == torch.bfloat16:
             if bf16_dtype(cp) is not None:
                 try:
-                    return cp.from_dlpack(x), False
+                    return cp.from_dlpack(x), None
                 except Exception:   # a CuPy with bfloat16 that DLPack still cannot carry it through: bits
                     pass
-            return _view(lambda: cp.from_dlpack(x.view(_torch().int16)).view(cp.uint16), x, argument), True
-        return _view(lambda: cp.from_dlpack(x), x, argument), False
+            return _view(lambda: cp.from_dlpack(x.view(torch.int16)).view(cp.uint16), x, argument), "bf16"
+        if x.dtype == getattr(torch, "float8_e4m3fn", None):   # no 8-bit float in CuPy: its bytes
+            return _view(lambda: cp.from_dlpack(x.view(torch.uint8)), x, argument), "e4m3"
+        return _view(lambda: cp.from_dlpack(x), x, argument), None
     if hasattr(x, "__cuda_array_interface__"):
-        return _view(lambda: cp.asarray(x), x, argument), False
+        return _view(lambda: cp.asarray(x), x, argument), None
     if hasattr(x, "__dlpack__"):
         try:
             device = int(x.__dlpack_device__()[0])
@@ -74,7 +77,7 @@ def to_cupy(cp, x, argument: str):
         if device is not None and device not in _DLPACK_CUDA:
             raise GemmArgumentError(argument, f"is a {_kind(x)} on DLPack device type {device}, not a CUDA GPU: "
                                               f"pass {DEVICE_ARRAYS}")
-        return _view(lambda: cp.from_dlpack(x), x, argument), False
+        return _view(lambda: cp.from_dlpack(x), x, argument), None
     if hasattr(x, "__array_interface__") or hasattr(x, "__array__"):
         raise _host_error(argument, x)
     raise GemmArgumentError(argument, f"must be {DEVICE_ARRAYS}, got {_kind(x)}")
@@ -82,21 +85,19 @@ def to_cupy(cp, x, argument: str):
 
 def to_cupy_all(cp, named: dict) -> tuple[dict, set]:
     """to_cupy over {argument: array}; one object given twice (out=a) becomes one CuPy array, so identity checks
-    still see it. Returns ({argument: CuPy array or None}, {arguments that hold bf16 bits})."""
+    still see it. Returns ({argument: CuPy array or None}, {argument: "bf16" | "e4m3" for those that hold bits})."""
     views: dict[int, object] = {}
-    out, bits = {}, set()
+    out, bits = {}, {}
     for argument, x in named.items():
         if x is not None and id(x) in views:
-            out[argument] = views[id(x)][0]
-            if views[id(x)][1]:
-                bits.add(argument)
-            continue
-        view, is_bits = to_cupy(cp, x, argument)
-        if x is not None:
-            views[id(x)] = (view, is_bits)
+            view, kind = views[id(x)]
+        else:
+            view, kind = to_cupy(cp, x, argument)
+            if x is not None:
+                views[id(x)] = (view, kind)
         out[argument] = view
-        if is_bits:
-            bits.add(argument)
+        if kind:
+            bits[argument] = kind
     return out, bits
 
 

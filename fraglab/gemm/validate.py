@@ -20,12 +20,13 @@ from .epilogue import ACT_KINDS, BIAS_MODES, bias_shape
 
 ALIGN_BYTES = 16     # the vectorised (cp.async / TMA) path: every row and base pointer 16-byte aligned
 ALIGN_ELEMENTS = 8   # K and N multiples of 8 half-precision elements keep rows 16-byte aligned
+ALIGN_K_FP8 = 16     # rows of 8-bit A and (column-major) B hold K bytes: K a multiple of 16
 
 
-def is_aligned(k: int, n: int, pointers: tuple[int, ...]) -> bool:
-    """The 16-byte path needs K and N multiples of 8 (rows of A, B, C, D start 16-byte aligned) and
-    every base pointer 16-byte aligned."""
-    if k % ALIGN_ELEMENTS or n % ALIGN_ELEMENTS:
+def is_aligned(k: int, n: int, pointers: tuple[int, ...], k_multiple: int = ALIGN_ELEMENTS) -> bool:
+    """The 16-byte path needs K and N multiples of 8 (rows of A, B, C, D start 16-byte aligned; K a multiple of
+    16 for 8-bit inputs) and every base pointer 16-byte aligned."""
+    if k % k_multiple or n % ALIGN_ELEMENTS:
         return False
     for p in pointers:   # a loop, not all(genexpr): this runs on every call
         if p % ALIGN_BYTES:
@@ -38,6 +39,8 @@ _INPUT_DTYPES = {"float16": "f16", "bfloat16": "bf16", "float32": "f32"}
 OUT_DTYPES = ("f32", "f16", "bf16")   # D; Z is always f32
 _OUT_DTYPE_NAMES = {"f32": "f32", "float32": "f32", "f16": "f16", "float16": "f16", "bf16": "bf16", "bfloat16": "bf16"}
 _BF16_BITS = "uint16"                 # bf16 bit patterns, for CuPy builds without a bfloat16 dtype
+_E4M3_BITS = "uint8"                  # fp8 e4m3 bit patterns (CuPy has no 8-bit float; torch's arrive viewed so)
+INPUT_DTYPE_CODES = ("bf16", "e4m3")  # input_dtype: how to read 16- and 8-bit integer bit patterns
 
 
 class GemmArgumentError(InputError):
@@ -50,7 +53,7 @@ class GemmArgumentError(InputError):
 @dataclass(frozen=True)
 class GemmPlan:
     """What validation resolved: which kernel family, the problem size and the epilogue."""
-    kernel: str        # "wmma" | "simt"
+    kernel: str        # "wmma" | "simt" | "wgmma" (e4m3: the one kernel that takes it)
     dtype: str         # "f16" | "bf16" | "f32"
     m: int
     n: int
@@ -96,8 +99,10 @@ def _input_dtype(name: str, argument: str, input_dtype: Optional[str]) -> str:
         return code
     if input_dtype == "bf16" and name == _BF16_BITS:
         return "bf16"
-    raise GemmArgumentError(argument, f"dtype {name} is not supported: valid are float16, bfloat16 (tensor cores) "
-                                      "and float32 (SIMT)")
+    if input_dtype == "e4m3" and name == _E4M3_BITS:
+        return "e4m3"
+    raise GemmArgumentError(argument, f"dtype {name} is not supported: valid are float16, bfloat16 (tensor cores), "
+                                      "float32 (SIMT), and uint8 e4m3 bit patterns with input_dtype='e4m3' (wgmma)")
 
 
 def check_matrix(x, argument: str, shape: tuple[int, ...], dtype: Optional[str] = "float32") -> None:
@@ -185,10 +190,19 @@ class KernelFallback(UserWarning):
 
 
 def tensor_core_kernel(requested: str, compute_capability: int, k: int, n: int,
-                       pointers: tuple[int, ...]) -> tuple[str, Optional[str]]:
+                       pointers: tuple[int, ...], dtype: str = "f16") -> tuple[str, Optional[str]]:
     """Which tensor-core GEMM runs f16/bf16 inputs: ("wgmma" | "wmma", the one-line notice or None).
     On sm_90, 'auto' and 'wgmma' take wgmma when TMA can describe the operands (`is_aligned`: K and N multiples
-    of 8, 16-byte aligned arrays), else WMMA with a notice; 'wgmma' on another GPU is an error."""
+    of 8, 16-byte aligned arrays), else WMMA with a notice; 'wgmma' on another GPU is an error. e4m3 has only the
+    wgmma kernel: another GPU, or operands TMA cannot describe (K a multiple of 16 here), are errors."""
+    if dtype == "e4m3":
+        if compute_capability != 90:
+            raise GemmArgumentError("a", f"e4m3 inputs run on the wgmma kernel, which needs an sm_90 GPU (H100/H200); "
+                                         f"this GPU is sm_{compute_capability}")
+        if not is_aligned(k, n, pointers, ALIGN_K_FP8):
+            raise GemmArgumentError("a", f"e4m3 needs K a multiple of {ALIGN_K_FP8}, N a multiple of {ALIGN_ELEMENTS} "
+                                         f"and {ALIGN_BYTES}-byte aligned arrays (TMA); K={k}, N={n}")
+        return "wgmma", None
     if requested == "wmma":
         return "wmma", None
     if compute_capability != 90:
@@ -239,8 +253,9 @@ def validate_gemm_args(a, b, *, c=None, bias=None, bias_mode: Optional[str] = No
         raise GemmArgumentError("kernel", f"{kernel!r} is not valid: choose one of {', '.join(KERNELS)}")
     if act not in ACT_KINDS:
         raise GemmArgumentError("act", f"{act!r} is not valid: choose one of {', '.join(ACT_KINDS)}")
-    if input_dtype is not None and input_dtype != "bf16":
-        raise GemmArgumentError("input_dtype", f"{input_dtype!r} is not valid: None (from a's dtype) or 'bf16'")
+    if input_dtype is not None and input_dtype not in INPUT_DTYPE_CODES:
+        raise GemmArgumentError("input_dtype", f"{input_dtype!r} is not valid: None (from a's dtype), 'bf16' (uint16 "
+                                               f"bits) or 'e4m3' (uint8 bits)")
     _finite("alpha", alpha)
     _finite("beta", beta)
     _finite("leaky_slope", leaky_slope)
@@ -252,7 +267,14 @@ def validate_gemm_args(a, b, *, c=None, bias=None, bias_mode: Optional[str] = No
     dtype = _input_dtype(a_name, "a", input_dtype)
     if _input_dtype(b_name, "b", input_dtype) != dtype:
         raise GemmArgumentError("b", f"dtype {b_name} differs from a's {a_name}")
-    if kernel == "auto":
+    if dtype == "e4m3":
+        if kernel not in ("auto", "wgmma"):
+            raise GemmArgumentError("kernel", f"{kernel!r} does not take e4m3 inputs: use 'wgmma' or 'auto'")
+        kernel = "wgmma"
+        if not b.flags.f_contiguous:
+            raise GemmArgumentError("b", "e4m3 operands are K-major only: pass b column-major (w.T of a row-major "
+                                         "N x K array w)")
+    elif kernel == "auto":
         kernel = "simt" if dtype == "f32" else "wmma"
     elif dtype == "f32" and kernel != "simt":
         raise GemmArgumentError("a", f"kernel {kernel!r} takes float16 or bfloat16 inputs; use kernel='simt' for float32")
@@ -287,6 +309,6 @@ def validate_gemm_args(a, b, *, c=None, bias=None, bias_mode: Optional[str] = No
         if z_out is out:
             raise GemmArgumentError("z_out", "must not be the same array as out")
     out_code = "f32" if out_dtype is None and out is None else resolve_out_dtype(out_dtype, out, input_dtype)
-    b_order = "C" if b.flags.c_contiguous else "F"
+    b_order = "C" if b.flags.c_contiguous and dtype != "e4m3" else "F"   # (K, 1) and (1, N) are both
     return _plan(kernel, dtype, m, n, k, act, bias_mode, c is not None and beta != 0, bool(save_z), out_code,
                  b_order)

@@ -1,15 +1,16 @@
 // Hopper GEMM: D = act(alpha * A @ B (+ beta * C) (+ bias)), A row-major M x K, B K x N row-major or (BKMajor)
-// column-major, i.e. a row-major N x K array (f16/bf16), f32 accumulate, D in f32, f16 or bf16 (Z in f32). TMA
-// loads with 128B swizzle into a `Stages`-deep mbarrier ring; one producer warpgroup (one thread issues the A/B
-// loads, one the bias loads) and two consumer warpgroups (wgmma with both operands in shared memory; cooperative:
-// each takes half the rows of every tile, ping-pong: each takes every other tile); setmaxnreg moves registers
-// from the producer to the consumers; a persistent grid walks the tiles in a grouped
+// column-major, i.e. a row-major N x K array (f16 / bf16; e4m3 with B column-major), f32 accumulate, D in f32,
+// f16 or bf16 (Z in f32). TMA loads with 128B swizzle into a `Stages`-deep mbarrier ring; one producer warpgroup
+// (one thread issues the A/B loads, one the bias loads) and two consumer warpgroups (wgmma with both operands in
+// shared memory; cooperative: each takes half the rows of every tile, ping-pong: each takes every other tile);
+// setmaxnreg moves registers from the producer to the consumers; a persistent grid walks the tiles in a grouped
 // order (GroupM row tiles share each column of B while it is in L2).
 // The epilogue runs in registers straight from the accumulators: which (row, col) each accumulator register holds
 // is NOT written here; fraglab/gemm/wgmma.py generates it from fraglab.apis.wgmma.accumulator_map and prepends
 // it as namespace fraglab::wgmma_acc (kRowBit/kColBit: per-thread base, Slots<N>::kRowOff/kColOff: per slot).
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
+#include <cuda_fp8.h>
 
 #include "epilogue.cuh"
 #include "runtime/wgmma_operands.cuh"
@@ -26,7 +27,7 @@ struct alignas(64) TmaMap {
   unsigned long long words[16];
 };
 
-constexpr int kBK = 64;             // 64 f16 = 128 bytes: one 128B-swizzle row per K-block row
+constexpr int kBK = 64;             // K-block of 16-bit operands: 64 = 128 bytes, one 128B-swizzle row (8-bit: 128)
 constexpr int kSwizzleBytes = 128;
 constexpr int kConsumers = 2;
 constexpr int kThreads = 128 * (1 + kConsumers);
@@ -53,8 +54,8 @@ struct WgmmaTile {
   static constexpr bool StagedStore = StagedStore_;
   static constexpr int kWarpgroupRows = PingPong ? BM : BM / kConsumers;
   static constexpr int kMmaM = kWarpgroupRows / 64;
-  static constexpr int kABytes = BM * kBK * 2;              // (BM, K64): row r at r * 128 bytes, swizzled
-  static constexpr int kBBytes = kBK * BN * 2;              // BN / 64 blocks of (K64 rows, N64 = 128 bytes)
+  static constexpr int kABytes = BM * kSwizzleBytes;        // (BM, one K-block of 128 bytes): row r at r * 128, swizzled
+  static constexpr int kBBytes = BN * kSwizzleBytes;        // BN / 64 blocks of (K64 rows, N64 = 128 bytes), or (BN, K)
   static constexpr int kBBlockBytes = kBK * kSwizzleBytes;  // one (K64, N64) block
   static constexpr int kStageBytes = kABytes + kBBytes;
   // One arrival per consuming warp of every block whose stage the producer writes (B goes to the whole cluster).
@@ -199,57 +200,6 @@ __device__ __forceinline__ void setmaxnreg_dec() {
   asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(Regs));
 }
 
-// D(m64 x N, f32) += A(m64 x k16, K-major) * B(k16 x N), both from shared memory; B MN-major (imm-trans-b = 1)
-// or K-major (imm-trans-b = 0). One instruction text for every N: the input type (f16 | bf16), the transpose, the
-// accumulator registers (runtime/wgmma_operands.cuh) and the operand numbers after them are pasted in, as the asm
-// text must be a literal.
-#define FRAGLAB_WGMMA_M64NK16(N, TY, TRANS_B, REGS, OPERANDS, DESC_A, DESC_B, PRED)                            \
-  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" PRED ", 0;\n"                                               \
-               "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." TY "." TY " "                                 \
-               "{" REGS "}, "                                                                                  \
-               "%" DESC_A ", %" DESC_B ", p, 1, 1, 0, " TRANS_B ";\n}\n"                                        \
-               : OPERANDS(d)                                                                                   \
-               : "l"(desc_a), "l"(desc_b), "r"(scale_d))
-#define FRAGLAB_WGMMA_M64NK16_ANY(N, REGS, OPERANDS, DESC_A, DESC_B, PRED)                                    \
-  if constexpr (Bf16 && BKMajor) {                                                                             \
-    FRAGLAB_WGMMA_M64NK16(N, "bf16", "0", REGS, OPERANDS, DESC_A, DESC_B, PRED);                               \
-  } else if constexpr (Bf16) {                                                                                 \
-    FRAGLAB_WGMMA_M64NK16(N, "bf16", "1", REGS, OPERANDS, DESC_A, DESC_B, PRED);                               \
-  } else if constexpr (BKMajor) {                                                                              \
-    FRAGLAB_WGMMA_M64NK16(N, "f16", "0", REGS, OPERANDS, DESC_A, DESC_B, PRED);                                \
-  } else {                                                                                                     \
-    FRAGLAB_WGMMA_M64NK16(N, "f16", "1", REGS, OPERANDS, DESC_A, DESC_B, PRED);                                \
-  }
-
-template <bool Bf16, bool BKMajor>
-__device__ __forceinline__ void wgmma_m64n64k16(float* d, unsigned long long desc_a, unsigned long long desc_b, int scale_d) {
-  FRAGLAB_WGMMA_M64NK16_ANY(64, FRAGLAB_WGMMA_REGS_32, FRAGLAB_WGMMA_F32_OPERANDS_32, "32", "33", "34")
-}
-
-template <bool Bf16, bool BKMajor>
-__device__ __forceinline__ void wgmma_m64n128k16(float* d, unsigned long long desc_a, unsigned long long desc_b, int scale_d) {
-  FRAGLAB_WGMMA_M64NK16_ANY(128, FRAGLAB_WGMMA_REGS_64, FRAGLAB_WGMMA_F32_OPERANDS_64, "64", "65", "66")
-}
-
-template <bool Bf16, bool BKMajor>
-__device__ __forceinline__ void wgmma_m64n256k16(float* d, unsigned long long desc_a, unsigned long long desc_b, int scale_d) {
-  FRAGLAB_WGMMA_M64NK16_ANY(256, FRAGLAB_WGMMA_REGS_128, FRAGLAB_WGMMA_F32_OPERANDS_128, "128", "129", "130")
-}
-#undef FRAGLAB_WGMMA_M64NK16_ANY
-#undef FRAGLAB_WGMMA_M64NK16
-
-template <int BN, bool Bf16, bool BKMajor>
-__device__ __forceinline__ void wgmma_tile_k16(float* d, unsigned long long desc_a, unsigned long long desc_b,
-                                               int scale_d) {
-  if constexpr (BN == 256) {
-    wgmma_m64n256k16<Bf16, BKMajor>(d, desc_a, desc_b, scale_d);
-  } else if constexpr (BN == 128) {
-    wgmma_m64n128k16<Bf16, BKMajor>(d, desc_a, desc_b, scale_d);
-  } else {
-    wgmma_m64n64k16<Bf16, BKMajor>(d, desc_a, desc_b, scale_d);
-  }
-}
-
 template <class A, class B>
 struct IsSame {
   static constexpr bool value = false;
@@ -258,6 +208,69 @@ template <class A>
 struct IsSame<A, A> {
   static constexpr bool value = true;
 };
+
+// D(m64 x N, f32) += A(m64 x 32 bytes of K) * B(32 bytes of K x N), both from shared memory: k16 of f16 / bf16
+// (A K-major; B MN-major, imm-trans-b = 1, or K-major, imm-trans-b = 0) or k32 of e4m3 (both K-major: 8-bit
+// operands have no transpose). One instruction text for every N: the type, the transpose, the accumulator
+// registers (runtime/wgmma_operands.cuh) and the operand numbers after them are pasted in (asm text is a literal).
+#define FRAGLAB_WGMMA_M64NK16(N, TY, TRANS_B, REGS, OPERANDS, DESC_A, DESC_B, PRED)                            \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" PRED ", 0;\n"                                               \
+               "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." TY "." TY " "                                 \
+               "{" REGS "}, "                                                                                  \
+               "%" DESC_A ", %" DESC_B ", p, 1, 1, 0, " TRANS_B ";\n}\n"                                        \
+               : OPERANDS(d)                                                                                   \
+               : "l"(desc_a), "l"(desc_b), "r"(scale_d))
+#define FRAGLAB_WGMMA_M64NK32_E4M3(N, REGS, OPERANDS, DESC_A, DESC_B, PRED)                                    \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" PRED ", 0;\n"                                               \
+               "wgmma.mma_async.sync.aligned.m64n" #N "k32.f32.e4m3.e4m3 "                                     \
+               "{" REGS "}, "                                                                                  \
+               "%" DESC_A ", %" DESC_B ", p, 1, 1;\n}\n"                                                        \
+               : OPERANDS(d)                                                                                   \
+               : "l"(desc_a), "l"(desc_b), "r"(scale_d))
+#define FRAGLAB_WGMMA_M64N_ANY(N, REGS, OPERANDS, DESC_A, DESC_B, PRED)                                       \
+  if constexpr (IsSame<T, __nv_fp8_e4m3>::value) {                                                             \
+    static_assert(BKMajor, "8-bit operands are K-major only");                                                 \
+    FRAGLAB_WGMMA_M64NK32_E4M3(N, REGS, OPERANDS, DESC_A, DESC_B, PRED);                                       \
+  } else if constexpr (IsSame<T, __nv_bfloat16>::value && BKMajor) {                                           \
+    FRAGLAB_WGMMA_M64NK16(N, "bf16", "0", REGS, OPERANDS, DESC_A, DESC_B, PRED);                               \
+  } else if constexpr (IsSame<T, __nv_bfloat16>::value) {                                                      \
+    FRAGLAB_WGMMA_M64NK16(N, "bf16", "1", REGS, OPERANDS, DESC_A, DESC_B, PRED);                               \
+  } else if constexpr (BKMajor) {                                                                              \
+    FRAGLAB_WGMMA_M64NK16(N, "f16", "0", REGS, OPERANDS, DESC_A, DESC_B, PRED);                                \
+  } else {                                                                                                     \
+    FRAGLAB_WGMMA_M64NK16(N, "f16", "1", REGS, OPERANDS, DESC_A, DESC_B, PRED);                                \
+  }
+
+template <class T, bool BKMajor>
+__device__ __forceinline__ void wgmma_m64n64(float* d, unsigned long long desc_a, unsigned long long desc_b, int scale_d) {
+  FRAGLAB_WGMMA_M64N_ANY(64, FRAGLAB_WGMMA_REGS_32, FRAGLAB_WGMMA_F32_OPERANDS_32, "32", "33", "34")
+}
+
+template <class T, bool BKMajor>
+__device__ __forceinline__ void wgmma_m64n128(float* d, unsigned long long desc_a, unsigned long long desc_b, int scale_d) {
+  FRAGLAB_WGMMA_M64N_ANY(128, FRAGLAB_WGMMA_REGS_64, FRAGLAB_WGMMA_F32_OPERANDS_64, "64", "65", "66")
+}
+
+template <class T, bool BKMajor>
+__device__ __forceinline__ void wgmma_m64n256(float* d, unsigned long long desc_a, unsigned long long desc_b, int scale_d) {
+  FRAGLAB_WGMMA_M64N_ANY(256, FRAGLAB_WGMMA_REGS_128, FRAGLAB_WGMMA_F32_OPERANDS_128, "128", "129", "130")
+}
+#undef FRAGLAB_WGMMA_M64N_ANY
+#undef FRAGLAB_WGMMA_M64NK32_E4M3
+#undef FRAGLAB_WGMMA_M64NK16
+
+// One step of 32 bytes of K (the descriptors advance 32 bytes along the swizzled rows per step).
+template <int BN, class T, bool BKMajor>
+__device__ __forceinline__ void wgmma_tile_step(float* d, unsigned long long desc_a, unsigned long long desc_b,
+                                                int scale_d) {
+  if constexpr (BN == 256) {
+    wgmma_m64n256<T, BKMajor>(d, desc_a, desc_b, scale_d);
+  } else if constexpr (BN == 128) {
+    wgmma_m64n128<T, BKMajor>(d, desc_a, desc_b, scale_d);
+  } else {
+    wgmma_m64n64<T, BKMajor>(d, desc_a, desc_b, scale_d);
+  }
+}
 
 // The persistent schedule: tile index -> (row tile, column tile), GroupM row tiles at a time down each column.
 template <int GroupM>
@@ -460,7 +473,10 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
   constexpr int BN = Tile::BN;
   constexpr int Stages = Tile::Stages;
   constexpr int kMmaM = Tile::kMmaM;
-  constexpr bool kBf16 = IsSame<T, __nv_bfloat16>::value;
+  // One K-block is 128 bytes of K: 64 elements of f16 / bf16, 128 of e4m3; 4 instructions of 32 bytes each.
+  constexpr int kBlockK = kSwizzleBytes / static_cast<int>(sizeof(T));
+  constexpr int kSteps = kSwizzleBytes / 32;
+  static_assert(sizeof(T) == 2 || BKMajor, "8-bit operands are K-major only: B comes column-major");
   static_assert(wgmma_acc::kPairsAdjacent, "the epilogue stores slot pairs (2j, 2j+1) as one float2");
   static_assert(!BKMajor || ClusterM == 1, "a K-major B is loaded whole by each block (no multicast halves)");
   extern __shared__ unsigned char smem_raw[];
@@ -483,7 +499,7 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
   const int warpgroup = threadIdx.x / 128;
   const int m_tiles = (M + BM - 1) / BM;
   const int n_tiles = (N + BN - 1) / BN;
-  const int k_blocks = (K + kBK - 1) / kBK;
+  const int k_blocks = (K + kBlockK - 1) / kBlockK;
   // The schedule walks units of ClusterM vertically adjacent tiles, one unit per cluster at a time; block `rank`
   // of the cluster takes row tile ClusterM * unit_row + rank (past the last row tile when M runs out: it still
   // loads and multicasts its half of B for the other block, and stores nothing).
@@ -533,10 +549,10 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
           unsigned char* stage = smem + s * Tile::kStageBytes;
           // The stage fills with this block's A and all of B (half of it multicast by the other block).
           mbar_arrive_expect_tx(&full[s], has_rows ? Tile::kStageBytes : Tile::kStageBytes - Tile::kABytes);
-          if (has_rows) tma_load_2d(stage, &tma_a, kb * kBK, tm * BM, &full[s]);
+          if (has_rows) tma_load_2d(stage, &tma_a, kb * kBlockK, tm * BM, &full[s]);
           if constexpr (BKMajor) {
             // B given as N x K (row-major): one (BN rows, K64) box, laid out like A
-            tma_load_2d(stage + Tile::kABytes, &tma_b, kb * kBK, tn * BN, &full[s]);
+            tma_load_2d(stage + Tile::kABytes, &tma_b, kb * kBlockK, tn * BN, &full[s]);
           }
 #pragma unroll
           for (int j = 0; j < (BKMajor ? 0 : BN / 64); ++j) {
@@ -617,15 +633,15 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
         const unsigned b_base = smem_u32(smem + s * Tile::kStageBytes + Tile::kABytes);
         wgmma_fence();
 #pragma unroll
-        for (int kk = 0; kk < kBK / 16; ++kk) {
-          // A and a K-major B: k16 = 32 bytes along the swizzled 128-byte row, 8-row atoms 1024 bytes apart;
-          // an MN-major B: k16 = 16 rows of 128 bytes.
+        for (int kk = 0; kk < kSteps; ++kk) {
+          // A and a K-major B: a step is 32 bytes along the swizzled 128-byte row, 8-row atoms 1024 bytes apart;
+          // an MN-major B (16-bit): k16 = 16 rows of 128 bytes.
           const unsigned long long desc_b = BKMajor ? smem_desc(b_base + kk * 32, 16, 1024)
                                                     : smem_desc(b_base + kk * 16 * kSwizzleBytes, BOff::kLbo, BOff::kSbo);
 #pragma unroll
           for (int mm = 0; mm < kMmaM; ++mm) {
-            wgmma_tile_k16<BN, kBf16, BKMajor>(acc[mm], smem_desc(a_base + mm * 64 * kSwizzleBytes + kk * 32, 16, 1024),
-                                      desc_b, (kb > 0 || kk > 0) ? 1 : 0);
+            wgmma_tile_step<BN, T, BKMajor>(acc[mm], smem_desc(a_base + mm * 64 * kSwizzleBytes + kk * 32, 16, 1024),
+                                            desc_b, (kb > 0 || kk > 0) ? 1 : 0);
           }
         }
         wgmma_commit();

@@ -20,12 +20,14 @@ from .epilogue import ACT_KINDS, BIAS_MODES, epilogue_cpp
 
 ENTRY = "gemm/wgmma.cu"
 ARCH = SM90A
-DTYPES = ("f16", "bf16")
+DTYPES = ("f16", "bf16")           # 16-bit inputs: B row-major or column-major
+FP8_DTYPES = ("e4m3",)             # 8-bit inputs: wgmma takes them K-major only, so B comes column-major
+INPUT_DTYPES = (*DTYPES, *FP8_DTYPES)
 OUT_DTYPES = ("f32", "f16", "bf16")   # D; Z is always f32
 STORES = ("direct", "tma")        # D from registers, or through shared memory and TMA stores
 B_ORDERS = ("C", "F")             # B (K x N) row-major, or column-major (a row-major N x K: the K-major operand)
-_CPP_TYPE = {"f16": "__half", "bf16": "__nv_bfloat16", "f32": "float"}
-BK = 64                           # fraglab::wgmma_gemm::kBK
+_CPP_TYPE = {"f16": "__half", "bf16": "__nv_bfloat16", "f32": "float", "e4m3": "__nv_fp8_e4m3"}
+BK = 64                           # fraglab::wgmma_gemm::kBK: a K-block of 16-bit elements (128 bytes; 8-bit: 128)
 THREADS = 384                     # producer warpgroup + 2 consumer warpgroups
 ACC_N = (64, 128, 256)            # wgmma N the kernel instantiates (one m64nNk16 per consumer per k16 step)
 SMEM_LIMIT = 227 * 1024           # sm_90's dynamic shared memory per block
@@ -124,13 +126,15 @@ class WgmmaKernelSpec:
     b_order: str = "C"        # B (K x N) in memory: "C" row-major (MN-major), "F" column-major (K-major: N x K rows)
 
     def __post_init__(self):
-        for value, valid, argument in ((self.dtype, DTYPES, "dtype"), (self.out_dtype, OUT_DTYPES, "out_dtype"),
+        for value, valid, argument in ((self.dtype, INPUT_DTYPES, "dtype"), (self.out_dtype, OUT_DTYPES, "out_dtype"),
                                        (self.act, ACT_KINDS, "act"),
                                        (self.bias_mode, BIAS_MODES, "bias_mode"),
                                        (self.tile, tuple(ALL_TILES), "tile"), (self.store, STORES, "store"),
                                        (self.b_order, B_ORDERS, "b_order")):
             if value not in valid:
                 raise ValueError(f"invalid {argument} {value!r}: valid choices are {', '.join(valid)}")
+        if self.dtype in FP8_DTYPES and self.b_order != "F":
+            raise ValueError(f"{self.dtype} operands are K-major only: B must be column-major (b_order 'F')")
         if self.b_order == "F" and self.tile_config.cluster_m > 1:
             raise ValueError(f"tile {self.tile!r} multicasts halves of an MN-major B: a column-major B needs a "
                              f"one-block tile")
@@ -343,7 +347,8 @@ def all_specs() -> list[WgmmaKernelSpec]:
     """Every instantiation `spec_for` can return."""
     return [WgmmaKernelSpec(dtype, act, bias_mode, has_c, save_z, tile, B_SWAP_OFFSETS, out, DEFAULT_STORE, order)
             for dtype, act, bias_mode, has_c, save_z, tile, out, order
-            in product(DTYPES, ACT_KINDS, BIAS_MODES, (False, True), (False, True), TILES, OUT_DTYPES, B_ORDERS)]
+            in product(INPUT_DTYPES, ACT_KINDS, BIAS_MODES, (False, True), (False, True), TILES, OUT_DTYPES, B_ORDERS)
+            if order == "F" or dtype not in FP8_DTYPES]
 
 
 def all_builds() -> list[WgmmaBuild]:
@@ -357,8 +362,8 @@ TMA_MAP_DTYPE = np.dtype([("words", np.uint64, (16,))], align=True)   # CUtensor
 
 
 def encode_tma(pointer: int, dtype: str, inner: int, outer: int, box_inner: int, box_outer: int) -> np.void:
-    """A row-major (outer x inner) matrix of f16, bf16 or f32 elements as a 2-D tiled tensor map with 128B
-    swizzle; with outer = 0, a vector of `inner` elements as a (1 x inner) map without swizzle (the bias; the
+    """A row-major (outer x inner) matrix of f16, bf16, f32 or e4m3 (as bytes) elements as a 2-D tiled tensor map
+    with 128B swizzle; with outer = 0, a vector of `inner` elements as a (1 x inner) map without swizzle (the bias; the
     driver refuses rank 1 here). Out-of-bounds boxes are zero-filled (loads) or clipped (stores). Returned as the
     128 bytes the kernel takes by value."""
     import ctypes
@@ -370,7 +375,8 @@ def encode_tma(pointer: int, dtype: str, inner: int, outer: int, box_inner: int,
         raise RuntimeError(f"cuInit failed: {err}")
     data_type = {"f16": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
                  "bf16": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
-                 "f32": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_FLOAT32}[dtype]
+                 "f32": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+                 "e4m3": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_UINT8}[dtype]
     swizzle = cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_128B
     row_bytes = inner * _BYTES[dtype]
     if not outer:   # one row; its (never used) row stride still has to be a multiple of 16 bytes
@@ -388,7 +394,7 @@ def encode_tma(pointer: int, dtype: str, inner: int, outer: int, box_inner: int,
     return np.frombuffer(raw, dtype=TMA_MAP_DTYPE)[0]
 
 
-_BYTES = {"f16": 2, "bf16": 2, "f32": 4}
+_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "e4m3": 1}
 _NO_MAP = np.zeros((), dtype=TMA_MAP_DTYPE)[()]   # a map the kernel never reads (direct D stores, no bias)
 # (pointer, dtype, inner, outer, box_inner, box_outer) -> the encoded map
 _MAPS = BoundedMemo(lambda key: encode_tma(*key), 256)
@@ -447,9 +453,11 @@ def _packed_launch(key):
 
     spec, m, n, k, pa, pb, pd, pc, pbias, pz, alpha, beta, leaky_slope, blocks = key
     tile = spec.tile_config
-    map_a = _MAPS[(pa, spec.dtype, k, m, BK, tile.bm)]
+    block_k = 128 // _BYTES[spec.dtype]   # a K-block is 128 bytes of K
+    map_a = _MAPS[(pa, spec.dtype, k, m, block_k, tile.bm)]
     # B row-major (K x N): boxes of (K64 rows, N64); column-major (a row-major N x K): one (BN rows, K64) box, as A
-    map_b = _MAPS[(pb, spec.dtype, n, k, 64, BK)] if spec.b_order == "C" else _MAPS[(pb, spec.dtype, k, n, BK, tile.bn)]
+    map_b = (_MAPS[(pb, spec.dtype, n, k, 64, BK)] if spec.b_order == "C"
+             else _MAPS[(pb, spec.dtype, k, n, block_k, tile.bn)])
     map_d = (_MAPS[(pd, spec.out_dtype, n, m, 128 // _BYTES[spec.out_dtype], tile.warpgroup_rows)]
              if spec.store == "tma" else _NO_MAP)
     # A per-column / per-row bias: 1-D boxes of the tile's columns / rows (bias_mode 'full' is read directly).
@@ -467,6 +475,6 @@ def _packed_launch(key):
 _LAUNCHES = BoundedMemo(_packed_launch, 256)
 
 
-__all__ = ["DTYPES", "OUT_DTYPES", "B_ORDERS", "TILES", "TileConfig", "WgmmaKernelSpec", "WgmmaBuild", "build_of",
+__all__ = ["DTYPES", "FP8_DTYPES", "INPUT_DTYPES", "OUT_DTYPES", "B_ORDERS", "TILES", "TileConfig", "WgmmaKernelSpec", "WgmmaBuild", "build_of",
            "AccumulatorIndexing", "accumulator_indexing", "accumulator_header", "choose_tile", "spec_for", "all_specs",
            "all_builds", "encode_tma", "bind", "launch", "launch_blocks", "tiles_for"]

@@ -109,6 +109,58 @@ def test_b_may_be_column_major_and_the_plan_says_so():
     assert validate_gemm_args(a, np.ones((8, 1), np.float16)).b_order == "C"   # both orders: row-major wins
 
 
+def test_e4m3_bits_plan_the_wgmma_kernel_with_a_column_major_b():
+    a = np.ones((4, 32), np.uint8)
+    w = np.ones((6, 32), np.uint8)            # N x K bytes, row-major: b = w.T
+    plan = validate_gemm_args(a, w.T, input_dtype="e4m3")
+    assert (plan.dtype, plan.kernel, plan.b_order) == ("e4m3", "wgmma", "F")
+    assert validate_gemm_args(a, np.ones((32, 1), np.uint8), input_dtype="e4m3").b_order == "F"  # both orders
+    for kwargs, argument, fragment in ((dict(b=np.ones((32, 6), np.uint8)), "b", "K-major"),
+                                       (dict(b=w.T, kernel="wmma"), "kernel", "e4m3"),
+                                       (dict(b=w.T, input_dtype=None), "a", "uint8")):
+        with pytest.raises(GemmArgumentError) as err:
+            validate_gemm_args(a, **{"input_dtype": "e4m3", **kwargs})
+        assert err.value.argument == argument and fragment in str(err.value)
+
+
+def test_e4m3_has_no_fallback_kernel():
+    from fraglab.gemm.validate import tensor_core_kernel
+
+    assert tensor_core_kernel("auto", 90, 64, 48, (0, 256), "e4m3") == ("wgmma", None)
+    with pytest.raises(GemmArgumentError, match="sm_90"):
+        tensor_core_kernel("auto", 89, 64, 48, (0, 256), "e4m3")
+    with pytest.raises(GemmArgumentError, match="multiple of 16"):
+        tensor_core_kernel("auto", 90, 40, 48, (0, 256), "e4m3")   # K = 40: 16-bit rows fine, 8-bit rows not
+    assert tensor_core_kernel("auto", 90, 40, 48, (0, 256))[0] == "wgmma"
+
+
+def test_e4m3_reference_decodes_the_ocp_values():
+    from fraglab.gemm.reference import e4m3_to_float64
+
+    # OCP 8-bit FP spec, E4M3: 1.0, -1.0, the largest normal 448, the smallest normal 2^-6, the smallest
+    # subnormal 2^-9, -0, and NaN (S.1111.111)
+    bits = np.array([0x38, 0xB8, 0x7E, 0x08, 0x01, 0x80, 0x7F, 0xFF], np.uint8)
+    got = e4m3_to_float64(bits)
+    assert list(got[:5]) == [1.0, -1.0, 448.0, 2.0 ** -6, 2.0 ** -9]
+    assert got[5] == 0 and np.signbit(got[5]) and np.isnan(got[6:]).all()
+    assert len(set(e4m3_to_float64(np.arange(256)).tolist()) - {float("nan")}) > 240   # distinct values
+
+
+def test_the_e4m3_tolerance_passes_the_fp8_accumulator_and_fails_a_missing_k_step():
+    from fraglab.gemm.reference import check_result, e4m3_to_float64
+
+    rng = np.random.default_rng(1)
+    bits = lambda shape: ((rng.integers(0, 2, shape) << 7) | (rng.integers(4, 11, shape) << 3)  # noqa: E731
+                          | rng.integers(0, 8, shape)).astype(np.uint8)
+    a, b = e4m3_to_float64(bits((257, 1024))), e4m3_to_float64(bits((264, 1024))).T
+    ref = a @ b
+    scale = np.abs(ref).max()
+    assert check_result(ref + 1.7e-3 * scale, ref, "e4m3")[0]   # the error measured on the H100 at this K
+    missing = ref.copy()
+    missing[5, 7] = a[5, 32:] @ b[32:, 7]                        # one k32 instruction's products left out
+    assert not check_result(missing, ref, "e4m3")[0]
+
+
 def test_beta_zero_ignores_c_and_f32_goes_to_simt():
     a, b = _ab(dtype=np.float32)
     plan = validate_gemm_args(a, b, c=np.ones((4, 6), np.float32))

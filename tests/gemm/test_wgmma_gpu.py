@@ -39,6 +39,8 @@ def cp():
               for (m, n, k), dt, t in itertools.product(SIZES, wgmma.DTYPES, COLUMN_B_TILES)]
     specs += [wgmma.spec_for("bf16", 1100, 520, 136, act="gelu", bias_mode=bm, has_c=True, save_z=True, tile=t,
                              out_dtype=o, b_order="F") for t in COLUMN_B_TILES for bm, o in (("per_n", "f32"), ("per_m", "f16"))]
+    specs += [wgmma.spec_for("e4m3", m, n, k, act="relu", bias_mode="per_n", tile=t, b_order="F")
+              for (m, n, k), t in itertools.product(FP8_SIZES, COLUMN_B_TILES)]
     with ThreadPoolExecutor(16) as pool:
         list(pool.map(gpu.module, dict.fromkeys(s.build() for s in specs)))
     return cp
@@ -92,6 +94,16 @@ def run_case(cp, m, n, k, dtype, *, act="none", bias_mode="none", beta=0.0, save
 SIZES = [(1, 8, 8), (7, 24, 40), (131, 136, 72), (257, 264, 1000), (997, 520, 8), (300, 1032, 200), (128, 256, 64)]
 TEST_TILES = (*wgmma.TILES, "128x128p", "64x256p", "128x256c2", "128x128c2")
 COLUMN_B_TILES = tuple(t for t in TEST_TILES if wgmma.ALL_TILES[t].cluster_m == 1)   # clusters multicast B's halves
+# e4m3: K a multiple of 16 (rows of K bytes); M any
+FP8_SIZES = [(1, 8, 16), (131, 136, 64), (257, 264, 1024), (300, 1032, 208), (997, 520, 16), (128, 256, 128)]
+
+
+def _e4m3_bits(rng, shape):
+    """Random e4m3 bit patterns: any sign and mantissa, exponents 4..10 (magnitudes 2^-3 .. 15): exact values
+    the reference decodes, no NaN."""
+    sign = rng.integers(0, 2, shape) << 7
+    exponent = rng.integers(4, 11, shape) << 3
+    return (sign | exponent | rng.integers(0, 8, shape)).astype(np.uint8)
 COMBOS = list(itertools.product(ACT_KINDS, BIAS_MODES))
 NAN_ACTS = ("none", "relu", "gelu", "tanh")
 OUT_CASES = [((131, 136, 72), "f16", "128x256", "f16", "direct"), ((257, 264, 1000), "bf16", "128x128", "bf16", "direct"),
@@ -148,6 +160,58 @@ def test_column_major_b(cp, m, n, k, dtype, tile):
 def test_one_block_walks_many_tiles_with_a_column_major_b(cp, tile, bias_mode, out_dtype):
     run_case(cp, 1100, 520, 136, "bf16", act="gelu", bias_mode=bias_mode, beta=0.5, save_z=True, seed=6, tile=tile,
              grid=1, out_dtype=out_dtype, b_order="F")
+
+
+@pytest.mark.parametrize("tile", COLUMN_B_TILES)
+@pytest.mark.parametrize("m,n,k", FP8_SIZES)
+def test_e4m3_inputs(cp, m, n, k, tile):
+    """8-bit A (M x K) and B given as N x K bytes (column-major K x N): k32 instructions, 128-element K-blocks."""
+    from fraglab.gemm.reference import e4m3_to_float64
+
+    rng = np.random.default_rng(m + 3 * n + k)
+    a8, w8 = _e4m3_bits(rng, (m, k)), _e4m3_bits(rng, (n, k))
+    bias = rng.uniform(-1, 1, n).astype(np.float32)
+    d = cp.full((m, n), np.nan, dtype=cp.float32)
+    spec = wgmma.spec_for("e4m3", m, n, k, act="relu", bias_mode="per_n", tile=tile, b_order="F")
+    wgmma.launch(spec, cp.asarray(a8), cp.asarray(w8).T, d, bias=cp.asarray(bias), alpha=0.25)
+    cp.cuda.runtime.deviceSynchronize()
+    ref, _ = reference_gemm(e4m3_to_float64(a8), e4m3_to_float64(w8).T, bias=bias, bias_mode="per_n", act="relu",
+                            alpha=0.25)
+    ok, max_abs, rel = check_result(d.get(), ref, "e4m3")
+    assert ok, f"e4m3 {m}x{n}x{k} tile {tile}: max abs {max_abs:.3e}, rel {rel:.3e}"
+
+
+def test_e4m3_through_fraglab_gemm(cp):
+    """uint8 bits with input_dtype='e4m3' (and torch float8_e4m3fn tensors, where torch is there), every part
+    of the epilogue, a bf16 D; a row-major B is refused by name."""
+    import fraglab
+    from fraglab.gemm.reference import e4m3_to_float64
+    from fraglab.gemm.validate import GemmArgumentError
+
+    rng = np.random.default_rng(8)
+    m, n, k = 300, 264, 208
+    a8, w8 = _e4m3_bits(rng, (m, k)), _e4m3_bits(rng, (n, k))
+    bias, c = rng.uniform(-1, 1, m).astype(np.float32), rng.uniform(-1, 1, (m, n)).astype(np.float32)
+    ref, z_ref = reference_gemm(e4m3_to_float64(a8), e4m3_to_float64(w8).T, c=c, bias=bias, bias_mode="per_m",
+                                act="gelu", alpha=0.5, beta=0.75)
+    d, z = fraglab.gemm(cp.asarray(a8), cp.asarray(w8).T, input_dtype="e4m3", c=cp.asarray(c), beta=0.75,
+                        bias=cp.asarray(bias), bias_mode="per_m", act="gelu", alpha=0.5, save_z=True,
+                        out_dtype="bf16")
+    host = d.get()   # CuPy's bfloat16, or uint16 bit patterns where it has none
+    got = (host.astype(np.uint32) << 16).view(np.float32) if host.dtype == np.uint16 else host.astype(np.float32)
+    ok, max_abs, rel = check_result(got, ref, "e4m3", out_dtype="bf16")
+    assert ok, f"bf16 D: max abs {max_abs:.3e}, rel {rel:.3e}"
+    assert check_result(z.get(), z_ref, "e4m3")[0]
+    with pytest.raises(GemmArgumentError, match="K-major"):
+        fraglab.gemm(cp.asarray(a8), cp.asarray(np.ascontiguousarray(w8.T)), input_dtype="e4m3")
+    torch = pytest.importorskip("torch")
+    if not hasattr(torch, "float8_e4m3fn"):
+        pytest.skip("this torch has no float8_e4m3fn")
+    a_t = torch.from_numpy(a8).cuda().view(torch.float8_e4m3fn)
+    w_t = torch.from_numpy(w8).cuda().view(torch.float8_e4m3fn)
+    d_t = fraglab.gemm(a_t, w_t.t(), act="relu", alpha=0.5)
+    ref_relu, _ = reference_gemm(e4m3_to_float64(a8), e4m3_to_float64(w8).T, act="relu", alpha=0.5)
+    assert isinstance(d_t, torch.Tensor) and check_result(d_t.cpu().numpy(), ref_relu, "e4m3")[0]
 
 
 @pytest.mark.parametrize("i", range(len(COMBOS)))
