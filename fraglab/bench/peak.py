@@ -100,7 +100,8 @@ PROBE_NAMES = tuple(p.kernel for p in PROBES)
 WGMMA_PROBE_NAMES = tuple(p.kernel for p in PROBES if p.api == "wgmma")
 CEILING_PROBE = {"f16": "peak_wmma_f16_f32", "bf16": "peak_wmma_bf16_f32"}  # what a WMMA GEMM is judged by
 # What a wgmma GEMM is judged by: both operands in shared memory, as the GEMM's wgmmas read them.
-WGMMA_CEILING_PROBE = {"f16": "peak_wgmma_m64n256k16_f16_f32_ss", "bf16": "peak_wgmma_m64n256k16_bf16_f32_ss"}
+WGMMA_CEILING_PROBE = {"f16": "peak_wgmma_m64n256k16_f16_f32_ss", "bf16": "peak_wgmma_m64n256k16_bf16_f32_ss",
+                       "e4m3": "peak_wgmma_m64n256k32_e4m3_f32_ss"}
 CEILING_PROBES = {"wmma": CEILING_PROBE, "wgmma": WGMMA_CEILING_PROBE}
 
 
@@ -355,12 +356,10 @@ def _random_inputs(cp, p: PeakProbe):
 # hardware reads them, and the per-thread result the probe must store
 
 def _e4m3_values() -> np.ndarray:
-    """The value of each e4m3 code: sign, 4 exponent bits (bias 7), 3 mantissa bits; S.1111.111 is NaN."""
-    code = np.arange(256)
-    exp, man = (code >> 3) & 0xF, code & 7
-    mag = np.where(exp == 0, man / 8 * 2.0 ** -6, (1 + man / 8) * 2.0 ** (exp - 7))
-    mag = np.where((exp == 15) & (man == 7), np.nan, mag)
-    return np.where(code & 0x80, -mag, mag)
+    """The value of each e4m3 code (the GEMM reference's decoder: one definition of the format)."""
+    from ..gemm.reference import e4m3_to_float64
+
+    return e4m3_to_float64(np.arange(256))
 
 
 def to_input_type(values: np.ndarray, wtype: str) -> tuple[np.ndarray, np.ndarray]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ..gemm.api import d_dtype, prepare
 from ..gemm.cast import bf16_dtype
+from ..gemm.reference import e4m3_to_float64
 
 # ---------------------------------------------------------------------------------------------
 # Check and benchmark suite behind `fraglab gemm --wmma` (rows for fraglab.bench's table/JSON/plot)
@@ -31,10 +32,12 @@ def to_bf16_bits(cp, x32):
 
 
 def host_float64(x, dtype: str, bits: bool):
-    """A device array back on the host in float64 (exactly: f16/bf16 widen without rounding)."""
+    """A device array back on the host in float64 (exactly: f16/bf16 widen without rounding, e4m3 bytes decode)."""
     import numpy as np
 
     h = x.get()
+    if dtype == "e4m3":
+        return e4m3_to_float64(h)
     if dtype == "bf16" and bits:
         return (h.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
     return h.astype(np.float64)
@@ -48,12 +51,22 @@ def poison(cp, x) -> None:
         x.view(cp.uint16).fill(0x7FC0)
 
 
+def e4m3_bits(cp, rng, shape):
+    """Random e4m3 bit patterns (uint8): any sign and mantissa, exponents 4..10 (magnitudes 2^-3 .. 15), no NaN."""
+    sign = (rng.random(shape) < 0.5).astype(cp.uint8) << 7
+    exponent = (rng.random(shape) * 7).astype(cp.uint8) + cp.uint8(4)
+    return sign | (exponent << 3) | (rng.random(shape) * 8).astype(cp.uint8)
+
+
 def make_inputs(cp, m: int, n: int, k: int, dtype: str, *, has_c: bool, bias_mode: str, seed: int):
-    """One random input set (uniform in [-1, 1), never zeros): dict a, b, c, bias, bits."""
+    """One random input set (uniform in [-1, 1), never zeros; e4m3: see e4m3_bits, B column-major as 8-bit
+    wgmma reads it): dict a, b, c, bias, bits (bf16 as uint16), input_dtype (what fraglab.gemm is told)."""
     rng = cp.random.default_rng(seed)
     uni = lambda shape: rng.random(shape, dtype=cp.float32) * 2 - 1  # noqa: E731
     bits = False
-    if dtype == "f16":
+    if dtype == "e4m3":
+        a, b = e4m3_bits(cp, rng, (m, k)), e4m3_bits(cp, rng, (n, k)).T
+    elif dtype == "f16":
         a, b = uni((m, k)).astype(cp.float16), uni((k, n)).astype(cp.float16)
     else:
         bf = bf16_dtype(cp)   # the GEMM's own answer, so inputs and a bf16 D agree
@@ -65,7 +78,8 @@ def make_inputs(cp, m: int, n: int, k: int, dtype: str, *, has_c: bool, bias_mod
     c = uni((m, n)) if has_c else None
     shape = {"none": None, "per_m": (m,), "per_n": (n,), "full": (m, n)}[bias_mode]
     bias = uni(shape) if shape else None
-    return {"a": a, "b": b, "c": c, "bias": bias, "bits": bits}
+    return {"a": a, "b": b, "c": c, "bias": bias, "bits": bits,
+            "input_dtype": "e4m3" if dtype == "e4m3" else ("bf16" if bits else None)}
 
 
 def _sample_rows(m: int, seed: int):
@@ -94,9 +108,10 @@ def check_against_reference(cp, inputs: dict, d, z, *, dtype: str, act: str, bia
     d_ref, z_ref = reference_gemm(a64, b64, c=c, bias=bias, bias_mode=bias_mode, act=act, alpha=alpha, beta=beta,
                                   leaky_slope=leaky_slope)
     d64 = host_float64(d, out_dtype, d.dtype == cp.uint16)[rows]
-    ok, max_abs, rel = check_result(d64, d_ref, dtype, z_ref=z_ref, out_dtype=out_dtype)
+    k = inputs["a"].shape[1]
+    ok, max_abs, rel = check_result(d64, d_ref, dtype, z_ref=z_ref, out_dtype=out_dtype, k=k)
     if z is not None:
-        z_ok, z_abs, z_rel = check_result(z.get()[rows], z_ref, dtype)
+        z_ok, z_abs, z_rel = check_result(z.get()[rows], z_ref, dtype, k=k)
         ok, max_abs, rel = ok and z_ok, max(max_abs, z_abs), max(rel, z_rel)
     return {"status": "PASSED" if ok else "FAILED", "max_err": max_abs, "rel_err": rel,
             "checked_rows": int(len(rows))}
@@ -182,7 +197,7 @@ def run_suite(sizes, *, dtype: str = "f16", act: str = "none", bias_mode: str = 
     task = progress.add_task(f"gemm --wmma {dtype} {act} bias={bias_mode}", total=len(sizes)) if progress else None
     rows, per_size = [], []  # per_size: each size's rows, summarised once both ceilings are known
     for (m, n, k) in sizes:
-        per_set = (m * k + k * n) * 2 + (m * n * 4 if has_c else 0) + (m * n * 4 if bias_mode == "full" else 0)
+        per_set = (m * k + k * n) * (1 if dtype == "e4m3" else 2) + (m * n * 4 if has_c else 0) + (m * n * 4 if bias_mode == "full" else 0)
         sets = min(benchmod.rotation_count(per_set), max(1, (4 << 30) // per_set)) if bench else 1
         inputs = [make_inputs(cp, m, n, k, dtype, has_c=has_c, bias_mode=bias_mode, seed=17 + s) for s in range(sets)]
         d = cp.empty((m, n), dtype=d_dtype(cp, out_dtype, inputs[0]["a"]))   # as fraglab.gemm allocates D
@@ -190,10 +205,10 @@ def run_suite(sizes, *, dtype: str = "f16", act: str = "none", bias_mode: str = 
         # One road: each input set is validated and planned once by fraglab.gemm.api; the timed calls only launch.
         fused_runs = [prepare(x["a"], x["b"], c=x["c"], bias=x["bias"], bias_mode=bias_mode, act=act, alpha=alpha,
                               beta=beta, leaky_slope=leaky_slope, save_z=save_z, out=d, z_out=z, kernel=kernel,
-                              input_dtype="bf16" if x["bits"] else None, tile=tile, out_dtype=out_dtype)
+                              input_dtype=x["input_dtype"], tile=tile, out_dtype=out_dtype)
                       for x in inputs]
         fused = fused_runs[0].kernel_spec
-        plain_runs = [prepare(x["a"], x["b"], out=d, kernel=kernel, input_dtype="bf16" if x["bits"] else None,
+        plain_runs = [prepare(x["a"], x["b"], out=d, kernel=kernel, input_dtype=x["input_dtype"],
                               tile=fused.tile if fused.aligned else None, out_dtype=out_dtype) for x in inputs]
         plain = plain_runs[0].kernel_spec
 
@@ -228,14 +243,17 @@ def run_suite(sizes, *, dtype: str = "f16", act: str = "none", bias_mode: str = 
         if bench:
             reps = _reps_for(m, n, k)
             fns = {fused_name: run_fused, plain_name: run_plain}
-            if kernel == "wgmma" and baselines:  # the same fused epilogue on WMMA (mma.sync), for the plot
+            if kernel == "wgmma" and baselines and dtype != "e4m3":  # the fused epilogue on WMMA, for the plot
                 wmma_runs = [prepare(x["a"], x["b"], c=x["c"], bias=x["bias"], bias_mode=bias_mode, act=act,
                                      alpha=alpha, beta=beta, leaky_slope=leaky_slope, save_z=save_z, out=d,
                                      z_out=z, kernel="wmma", input_dtype="bf16" if x["bits"] else None,
                                      out_dtype=out_dtype)
                              for x in inputs]
                 fns["wmma_fused"] = lambda i: wmma_runs[i]()
-            if baselines:
+            if baselines and dtype == "e4m3":
+                fns.update(_fp8_baseline_fns(cp, inputs, base, act, bias_mode, has_c, save_z, alpha, beta,
+                                             leaky_slope))
+            elif baselines:
                 fns.update(_baseline_fns(cp, inputs, base, dtype, act, bias_mode, has_c, save_z, alpha, beta,
                                          leaky_slope))
             timings = benchmod.time_interleaved(fns, rounds=INTERLEAVED_ROUNDS, reps=max(3, reps // INTERLEAVED_ROUNDS),
@@ -245,8 +263,9 @@ def run_suite(sizes, *, dtype: str = "f16", act: str = "none", bias_mode: str = 
                 results[name].update(ms=t.median_ms, p20_ms=t.p20_ms, p80_ms=t.p80_ms, reps=t.reps,
                                      tflops=benchmod.tflops(m, n, k, t.median_ms))
             if baselines and "torch_addmm_act" not in fns and torch_available():
-                results["torch_addmm_act"] = dict(base, kernel="torch_addmm_act", status="-",
-                                                  note="cuBLASLt fuses only per_n bias + relu/gelu, without C")
+                note = ("torch has no fused fp8 GEMM + activation" if dtype == "e4m3"
+                        else "cuBLASLt fuses only per_n bias + relu/gelu, without C")
+                results["torch_addmm_act"] = dict(base, kernel="torch_addmm_act", status="-", note=note)
         rows.extend(results.values())
         per_size.append(list(results.values()))
         if progress:
@@ -296,6 +315,42 @@ def _baseline_fns(cp, inputs, base, dtype, act, bias_mode, has_c, save_z, alpha,
         except Exception:  # a torch that cannot share these arrays: the row stays empty
             pass
     return fns
+
+
+def _fp8_baseline_fns(cp, inputs, base, act, bias_mode, has_c, save_z, alpha, beta, leaky_slope) -> dict:
+    """e4m3 has no cuBLAS GemmEx: cuBLASLt's fp8 GEMM through torch._scaled_mm (unit scales, f16 D) as the
+    "cuBLAS" row, and the same into f32 + the CuPy epilogue as "cuBLAS+ew". Empty without torch."""
+    if not torch_available():
+        return {}
+    import torch
+
+    m, n = base["m"], base["n"]
+    one = torch.ones((), device="cuda")
+    tin = [(torch.from_dlpack(x["a"]).view(torch.float8_e4m3fn), torch.from_dlpack(x["b"]).view(torch.float8_e4m3fn))
+           for x in inputs]
+    out = cp.empty((m, n), dtype=cp.float32)
+    zout = cp.empty((m, n), dtype=cp.float32) if save_z else None
+    ew = unfused_epilogue_kernel(cp, act, bias_mode, has_c, save_z)
+
+    def run_cublas(i):
+        torch._scaled_mm(*tin[i], scale_a=one, scale_b=one, out_dtype=torch.float16)
+
+    def run_unfused(i):
+        x = inputs[i]
+        d0 = cp.from_dlpack(torch._scaled_mm(*tin[i], scale_a=one, scale_b=one, out_dtype=torch.float32))
+        bias = x["bias"][:, None] if bias_mode == "per_m" else x["bias"]
+        args = [d0] + ([x["c"]] if has_c else []) + ([bias] if bias_mode != "none" else [])
+        args += [cp.float32(alpha), cp.float32(beta), cp.float32(leaky_slope), out]
+        if save_z:
+            args.append(zout)
+        ew(*args)
+
+    try:
+        run_cublas(0)
+        run_unfused(0)
+    except Exception:   # a torch without fp8 GEMMs: the rows stay empty
+        return {}
+    return {"cublas_gemmex": run_cublas, "cublas_unfused": run_unfused}
 
 
 def _torch_fn(inputs, act):

@@ -19,6 +19,7 @@ from ..gemm.validate import OUT_DTYPES
 DEFAULT_BENCH_SIZES = (1024, 2048, 4096, 8192)
 DEFAULT_CHECK_SIZES = (1000, 1024)
 WMMA_DTYPES = ("f16", "bf16")
+WGMMA_DTYPES = ("f16", "bf16", "e4m3")   # e4m3: B column-major, as 8-bit wgmma reads it
 
 SIMT_COLUMNS = (("size", "M x N x K", ""), ("kernel", "kernel", ""), ("status", "check", ""),
                 ("rel_err", "rel err", ".1e"), ("ms", "ms", ".4f"), ("tflops", "TFLOP/s", ".2f"),
@@ -78,7 +79,7 @@ def gemm_command(
     n: Annotated[Optional[int], typer.Option("--n", help="Columns of B and D")] = None,
     k: Annotated[Optional[int], typer.Option("--k", help="Columns of A, rows of B")] = None,
     size: Annotated[Optional[str], typer.Option(help="Square sizes, comma-separated, e.g. 1024,2048,4096")] = None,
-    dtype: Annotated[str, typer.Option(help="--wmma/--wgmma input type: f16 | bf16 (f32 accumulation)")] = "f16",
+    dtype: Annotated[str, typer.Option(help="--wmma/--wgmma input type: f16 | bf16, or e4m3 with --wgmma (f32 accumulation)")] = "f16",
     out_dtype: Annotated[str, typer.Option("--out-dtype", help="--wmma/--wgmma: type of D, f32 | f16 | bf16 (Z stays "
                                            "f32; the check allows the 16-bit rounding)")] = "f32",
     act: Annotated[str, typer.Option(help="Activation: " + " | ".join(ACT_KINDS))] = "none",
@@ -106,7 +107,7 @@ def gemm_command(
     if wgmma and not wmma:
         fail("--wgmma and --simt exclude each other")
     if wmma:
-        _choice(dtype, WMMA_DTYPES, "--dtype")
+        _choice(dtype, WGMMA_DTYPES if wgmma else WMMA_DTYPES, "--dtype")
         if kernel is not None:
             fail("--kernel picks a rung of the SIMT ladder: use it with --simt")
         if wgmma:

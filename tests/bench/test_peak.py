@@ -244,7 +244,8 @@ def test_the_wgmma_probes_are_the_five_asked_for():
         assert p.api == "wgmma" and p.shape == f"m64n256k{k}" and p.flops_per_mma == 2 * 64 * 256 * k
         assert p.sass_op == ("QGMMA" if "e4m3" in kernel else "HGMMA") and p.sass_per_mma == 1
         assert p.a_from == ("smem" if kernel.endswith("_ss") else "registers")
-    assert peak.WGMMA_CEILING_PROBE == {"f16": WGMMA_NAMES[0], "bf16": WGMMA_NAMES[2]}
+    # each GEMM input type is judged by its own instruction with both operands in shared memory
+    assert peak.WGMMA_CEILING_PROBE == {"f16": WGMMA_NAMES[0], "bf16": WGMMA_NAMES[2], "e4m3": WGMMA_NAMES[4]}
 
 
 def test_the_wgmma_constants_match_peak_wgmma_cu():

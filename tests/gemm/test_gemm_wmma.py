@@ -155,10 +155,12 @@ def test_the_e4m3_tolerance_passes_the_fp8_accumulator_and_fails_a_missing_k_ste
     a, b = e4m3_to_float64(bits((257, 1024))), e4m3_to_float64(bits((264, 1024))).T
     ref = a @ b
     scale = np.abs(ref).max()
-    assert check_result(ref + 1.7e-3 * scale, ref, "e4m3")[0]   # the error measured on the H100 at this K
+    assert check_result(ref + 1.7e-3 * scale, ref, "e4m3", k=1024)[0]   # measured on the H100 at this K
     missing = ref.copy()
-    missing[5, 7] = a[5, 32:] @ b[32:, 7]                        # one k32 instruction's products left out
-    assert not check_result(missing, ref, "e4m3")[0]
+    missing[5, 7] = a[5, 32:] @ b[32:, 7]                                # one k32 instruction's products left out
+    assert not check_result(missing, ref, "e4m3", k=1024)[0]
+    assert check_result(ref + 6.8e-3 * scale, ref, "e4m3", k=8192)[0]   # measured at K = 8192
+    assert not check_result(ref + 6.8e-3 * scale, ref, "e4m3", k=1024)[0]
 
 
 def test_beta_zero_ignores_c_and_f32_goes_to_simt():

@@ -165,6 +165,13 @@ def test_cli_wgmma_without_a_gpu_says_so_in_one_line(no_gpu):
     # a bad tile is named (with the valid ones) before the missing GPU
     res = CliRunner().invoke(app, ["gemm", "--wgmma", "--tile", "96x96"])
     assert res.exit_code == 2 and "--tile" in res.output and "128x256" in res.output and "GPU" not in res.output
+    # e4m3 is a --wgmma input type only
+    res = CliRunner().invoke(app, ["gemm", "--wgmma", "--dtype", "e5m2"])
+    assert res.exit_code == 2 and "--dtype" in res.output and "e4m3" in res.output
+    res = CliRunner().invoke(app, ["gemm", "--dtype", "e4m3"])
+    assert res.exit_code == 2 and "--dtype" in res.output and "e4m3" not in res.output.split("choices")[-1]
+    res = CliRunner().invoke(app, ["gemm", "--wgmma", "--dtype", "e4m3", "--size", "256"])
+    assert res.exit_code == 1 and "no usable GPU" in res.output
 
 
 # ---- NVRTC from pip wheels (dev extra) ----

@@ -177,7 +177,7 @@ def test_e4m3_inputs(cp, m, n, k, tile):
     cp.cuda.runtime.deviceSynchronize()
     ref, _ = reference_gemm(e4m3_to_float64(a8), e4m3_to_float64(w8).T, bias=bias, bias_mode="per_n", act="relu",
                             alpha=0.25)
-    ok, max_abs, rel = check_result(d.get(), ref, "e4m3")
+    ok, max_abs, rel = check_result(d.get(), ref, "e4m3", k=k)
     assert ok, f"e4m3 {m}x{n}x{k} tile {tile}: max abs {max_abs:.3e}, rel {rel:.3e}"
 
 
@@ -343,3 +343,14 @@ def test_the_check_suite_names_its_rows_by_family(cp):
     assert by["wgmma_fused"]["status"] == by["wgmma_plain"]["status"] == "PASSED"
     assert by["wgmma_fused"]["tile"] in wgmma.ALL_TILES
     assert result["summary"][0]["family"] == "wgmma" and result["summary"][0]["check"] == "PASSED"
+
+
+def test_the_check_suite_runs_e4m3(cp):
+    """`fraglab gemm --wgmma --dtype e4m3 --check`: 8-bit inputs (B column-major), every epilogue part, checked."""
+    from fraglab.bench.wmma_suite import run_suite
+
+    result = run_suite([(200, 136, 208)], dtype="e4m3", act="gelu", bias_mode="per_m", beta=0.5, save_z=True,
+                       check=True, bench=False, kernel="wgmma", out_dtype="f16")
+    by = {r["kernel"]: r for r in result["rows"]}
+    assert by["wgmma_fused"]["status"] == by["wgmma_plain"]["status"] == "PASSED"
+    assert by["wgmma_fused"]["checked_rows"] == 200 and by["wgmma_fused"]["max_err"] is not None
