@@ -49,8 +49,8 @@ def size_label(row: dict) -> str:
 
 
 def tflops_figure(rows: Iterable[dict], title: str, ceilings: dict[str, float] | None = None):
-    """A Figure of TFLOP/s per problem size, one line per kernel (rows: kernel, m, n, k, tflops), and each
-    measured ceiling ({label: TFLOP/s}) as a dashed horizontal line."""
+    """A Figure of TFLOP/s per problem size, one line per kernel (rows: kernel, m, n, k, tflops; a row's "label",
+    where it has one, names its line), and each measured ceiling ({label: TFLOP/s}) as a dashed horizontal line."""
     import matplotlib
     matplotlib.use("Agg")
     from matplotlib.figure import Figure
@@ -59,12 +59,13 @@ def tflops_figure(rows: Iterable[dict], title: str, ceilings: dict[str, float] |
     sizes = sorted({(r["m"], r["n"], r["k"]) for r in rows}, key=lambda s: (s[0] * s[1] * s[2], s))
     labels = [size_label({"m": m, "n": n, "k": k}) for m, n, k in sizes]
     kernels = list(dict.fromkeys(r["kernel"] for r in rows))
+    legend = {r["kernel"]: r.get("label", r["kernel"]) for r in rows}
     fig = Figure(figsize=(max(6.0, 1.1 * len(sizes) + 3) + 3.0, 4.5), layout="constrained")
     ax = fig.add_subplot()
     for name in kernels:
         pts = {(r["m"], r["n"], r["k"]): r["tflops"] for r in rows if r["kernel"] == name}
         xs = [i for i, s in enumerate(sizes) if s in pts]
-        ax.plot(xs, [pts[sizes[i]] for i in xs], marker="o", label=name)
+        ax.plot(xs, [pts[sizes[i]] for i in xs], marker="o", label=legend[name])
     for (label, value), style in zip((ceilings or {}).items(), ("--", ":", "-.")):
         if value is not None and math.isfinite(value):
             ax.axhline(value, color="0.35", linestyle=style, linewidth=1.2, label=f"{label}: {value:.0f}")

@@ -260,6 +260,8 @@ def run_suite(sizes, *, dtype: str = "f16", act: str = "none", bias_mode: str = 
                                                 rotate=sets)
             for name, t in timings.items():
                 results.setdefault(name, dict(base, kernel=name, status="-"))
+                if dtype == "e4m3" and name in FP8_BASELINE_LABELS:   # the cuBLAS rows run cuBLASLt's fp8 GEMM
+                    results[name]["label"] = FP8_BASELINE_LABELS[name]
                 results[name].update(ms=t.median_ms, p20_ms=t.p20_ms, p80_ms=t.p80_ms, reps=t.reps,
                                      tflops=benchmod.tflops(m, n, k, t.median_ms))
             if baselines and "torch_addmm_act" not in fns and torch_available():
@@ -315,6 +317,10 @@ def _baseline_fns(cp, inputs, base, dtype, act, bias_mode, has_c, save_z, alpha,
         except Exception:  # a torch that cannot share these arrays: the row stays empty
             pass
     return fns
+
+
+FP8_BASELINE_LABELS = {"cublas_gemmex": "cuBLASLt fp8 (torch._scaled_mm)",
+                       "cublas_unfused": "cuBLASLt fp8 + CuPy epilogue"}
 
 
 def _fp8_baseline_fns(cp, inputs, base, act, bias_mode, has_c, save_z, alpha, beta, leaky_slope) -> dict:

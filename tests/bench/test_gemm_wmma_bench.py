@@ -62,6 +62,12 @@ def test_tflops_figure_has_one_line_per_kernel_and_skips_nan():
     assert list(lines[1].get_ydata()) == [250.0]
 
 
+def test_a_rows_label_names_its_line():
+    rows = [dict(r, label="cuBLASLt fp8 (torch._scaled_mm)") if r["kernel"] == "b" else r for r in ROWS]
+    fig = bench.tflops_figure(rows, "t")
+    assert [l.get_label() for l in fig.axes[0].get_lines()] == ["a", "cuBLASLt fp8 (torch._scaled_mm)"]
+
+
 def test_tflops_figure_draws_each_measured_ceiling_as_a_level_line():
     fig = bench.tflops_figure(ROWS, "t", {"wgmma burst": 900.0, "wgmma sustained": 820.0, "not measured": None})
     lines = fig.axes[0].get_lines()
