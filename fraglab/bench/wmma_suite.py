@@ -58,19 +58,23 @@ def e4m3_bits(cp, rng, shape):
     return sign | (exponent << 3) | (rng.random(shape) * 8).astype(cp.uint8)
 
 
-def make_inputs(cp, m: int, n: int, k: int, dtype: str, *, has_c: bool, bias_mode: str, seed: int):
+def make_inputs(cp, m: int, n: int, k: int, dtype: str, *, has_c: bool, bias_mode: str, seed: int,
+                b_order: str | None = None):
     """One random input set (uniform in [-1, 1), never zeros; e4m3: see e4m3_bits, B column-major as 8-bit
-    wgmma reads it): dict a, b, c, bias, bits (bf16 as uint16), input_dtype (what fraglab.gemm is told)."""
+    wgmma reads it; b_order "F": B column-major for 16-bit inputs too): dict a, b, c, bias, bits (bf16 as
+    uint16), input_dtype (what fraglab.gemm is told)."""
     rng = cp.random.default_rng(seed)
     uni = lambda shape: rng.random(shape, dtype=cp.float32) * 2 - 1  # noqa: E731
     bits = False
+    # b_order F: the same values stored as the transpose of a row-major N x K array
+    column_major = (lambda x: cp.asfortranarray(x)) if b_order == "F" else (lambda x: x)  # noqa: E731
     if dtype == "e4m3":
         a, b = e4m3_bits(cp, rng, (m, k)), e4m3_bits(cp, rng, (n, k)).T
     elif dtype == "f16":
-        a, b = uni((m, k)).astype(cp.float16), uni((k, n)).astype(cp.float16)
+        a, b = uni((m, k)).astype(cp.float16), column_major(uni((k, n)).astype(cp.float16))
     else:
         bf = bf16_dtype(cp)   # the GEMM's own answer, so inputs and a bf16 D agree
-        a, b = to_bf16_bits(cp, uni((m, k))), to_bf16_bits(cp, uni((k, n)))
+        a, b = to_bf16_bits(cp, uni((m, k))), column_major(to_bf16_bits(cp, uni((k, n))))
         if bf is not None:
             a, b = a.view(bf), b.view(bf)
         else:
@@ -136,7 +140,7 @@ def unfused_epilogue_kernel(cp, act: str, bias_mode: str, has_c: bool, save_z: b
 
 def cublas_gemmex(cp, a, b, d, dtype: str) -> None:
     """D (f32, row-major) = A @ B through cublasGemmEx: same input type, f32 output, f32 compute.
-    Row-major trick: cuBLAS is column-major, so compute D^T = B^T A^T."""
+    Row-major trick: cuBLAS is column-major, so compute D^T = B^T A^T (a column-major B is read transposed)."""
     from cupy.cuda import cublas
 
     m, k = a.shape
@@ -146,7 +150,9 @@ def cublas_gemmex(cp, a, b, d, dtype: str) -> None:
     algo = getattr(cublas, "CUBLAS_GEMM_DEFAULT", -1)
     one, zero = _HOST_SCALARS
     handle = cp.cuda.device.get_cublas_handle()
-    cublas.gemmEx(handle, 0, 0, n, m, k, one.ctypes.data, b.data.ptr, in_type, n, a.data.ptr, in_type, k,
+    b_transposed = not b.flags.c_contiguous   # column-major K x N: cuBLAS sees K x N, op T gives B^T
+    cublas.gemmEx(handle, 1 if b_transposed else 0, 0, n, m, k, one.ctypes.data, b.data.ptr, in_type,
+                  k if b_transposed else n, a.data.ptr, in_type, k,
                   zero.ctypes.data, d.data.ptr, 0, n, compute, algo)
 
 
@@ -171,11 +177,13 @@ def _reps_for(m: int, n: int, k: int) -> int:
 def run_suite(sizes, *, dtype: str = "f16", act: str = "none", bias_mode: str = "none", beta: float = 0.0,
               alpha: float = 1.0, leaky_slope: float = 0.01, save_z: bool = False, check: bool = True,
               bench: bool = True, baselines: bool = True, tile: str | None = None, progress=None,
-              kernel: str = "wmma", out_dtype: str = "f32") -> dict:
+              kernel: str = "wmma", out_dtype: str = "f32", b_order: str | None = None) -> dict:
     """Check and time the fused WMMA GEMM and its baselines for each (m, n, k). kernel='wgmma' runs the Hopper
     wgmma GEMM through the same road; its rows are named wgmma_fused / wgmma_plain. out_dtype (f32 | f16 | bf16):
     the type the fused and plain rows (and the wmma_fused row beside wgmma) store D in; the check allows its
-    rounding. The cuBLAS and torch baselines are unchanged. Every row records out_dtype.
+    rounding. The cuBLAS and torch baselines are unchanged. Every row records out_dtype. b_order "F": B
+    column-major (the wgmma kernel reads it so; the WMMA kernel gets a row-major copy at planning time, cuBLAS
+    reads it transposed); e4m3 always has it so.
 
     Returns {"rows": [...] one per (kernel, size), "summary": [...] one per size with the ratios,
     "ceiling_tflops" / "ceiling_sustained_tflops": the rate of the family's ceiling probe (register-only WMMA,
@@ -199,7 +207,8 @@ def run_suite(sizes, *, dtype: str = "f16", act: str = "none", bias_mode: str = 
     for (m, n, k) in sizes:
         per_set = (m * k + k * n) * (1 if dtype == "e4m3" else 2) + (m * n * 4 if has_c else 0) + (m * n * 4 if bias_mode == "full" else 0)
         sets = min(benchmod.rotation_count(per_set), max(1, (4 << 30) // per_set)) if bench else 1
-        inputs = [make_inputs(cp, m, n, k, dtype, has_c=has_c, bias_mode=bias_mode, seed=17 + s) for s in range(sets)]
+        inputs = [make_inputs(cp, m, n, k, dtype, has_c=has_c, bias_mode=bias_mode, seed=17 + s, b_order=b_order)
+                  for s in range(sets)]
         d = cp.empty((m, n), dtype=d_dtype(cp, out_dtype, inputs[0]["a"]))   # as fraglab.gemm allocates D
         z = cp.empty((m, n), dtype=cp.float32) if save_z else None
         # One road: each input set is validated and planned once by fraglab.gemm.api; the timed calls only launch.
@@ -219,7 +228,8 @@ def run_suite(sizes, *, dtype: str = "f16", act: str = "none", bias_mode: str = 
             plain_runs[i]()
 
         base = {"m": m, "n": n, "k": k, "dtype": dtype, "out_dtype": out_dtype, "act": act, "bias": bias_mode,
-                "beta": beta, "save_z": save_z}
+                "beta": beta, "save_z": save_z,
+                "b_order": "C" if inputs[0]["b"].flags.c_contiguous and dtype != "e4m3" else "F"}
         results: dict[str, dict] = {}
         fused_name, plain_name = suite_kernels(kernel)[:2]
         for name, fn, spec in ((fused_name, run_fused, fused), (plain_name, run_plain, plain)):

@@ -20,6 +20,7 @@ DEFAULT_BENCH_SIZES = (1024, 2048, 4096, 8192)
 DEFAULT_CHECK_SIZES = (1000, 1024)
 WMMA_DTYPES = ("f16", "bf16")
 WGMMA_DTYPES = ("f16", "bf16", "e4m3")   # e4m3: B column-major, as 8-bit wgmma reads it
+B_ORDERS = ("C", "F")                    # --b-order: B row-major, or column-major (a transposed N x K weight)
 
 SIMT_COLUMNS = (("size", "M x N x K", ""), ("kernel", "kernel", ""), ("status", "check", ""),
                 ("rel_err", "rel err", ".1e"), ("ms", "ms", ".4f"), ("tflops", "TFLOP/s", ".2f"),
@@ -94,6 +95,7 @@ def gemm_command(
     plot: Annotated[Optional[Path], typer.Option(help="Save a TFLOP/s chart (png, svg or pdf by suffix)")] = None,
     kernel: Annotated[Optional[str], typer.Option(help="--simt: run only this rung of the ladder")] = None,
     tile: Annotated[Optional[str], typer.Option(help="--wmma: force the block tile (256x128 | 128x64); with --wgmma, one of fraglab.gemm.wgmma.ALL_TILES (128x256, 128x128, ...); default by size")] = None,
+    b_order: Annotated[Optional[str], typer.Option("--b-order", help="--wmma/--wgmma: B in memory, C (row-major K x N) or F (column-major: the transpose of a row-major N x K weight); default C, and F for e4m3")] = None,
 ):
     """Run the GEMM with a fused epilogue: check it against float64 and/or benchmark it."""
     _choice(act, ACT_KINDS, "--act")
@@ -106,8 +108,14 @@ def gemm_command(
         fail(f"invalid --plot {str(plot)!r}: the suffix must be .png, .svg or .pdf")
     if wgmma and not wmma:
         fail("--wgmma and --simt exclude each other")
+    if b_order is not None and not wmma:
+        fail("--b-order applies to --wmma and --wgmma")
     if wmma:
         _choice(dtype, WGMMA_DTYPES if wgmma else WMMA_DTYPES, "--dtype")
+        if b_order is not None:
+            _choice(b_order, B_ORDERS, "--b-order")
+            if dtype == "e4m3" and b_order != "F":
+                fail("--b-order C: e4m3 operands are K-major only, so B is column-major (F)", argument="--b-order")
         if kernel is not None:
             fail("--kernel picks a rung of the SIMT ladder: use it with --simt")
         if wgmma:
@@ -137,7 +145,7 @@ def gemm_command(
             from ..bench.wmma_suite import CHECK_COLUMNS, RATIO_COLUMNS, run_suite, summary_columns
             result = run_suite(sizes, dtype=dtype, act=act, bias_mode=bias, alpha=alpha, beta=beta,
                                leaky_slope=leaky_slope, save_z=save_z, check=check, bench=bench, tile=tile,
-                               progress=prog, kernel=family, out_dtype=out_dtype)
+                               progress=prog, kernel=family, out_dtype=out_dtype, b_order=b_order)
             rows = result["rows"]
         else:
             from ..bench.simt_ladder import run_ladder

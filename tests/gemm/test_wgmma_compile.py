@@ -172,6 +172,12 @@ def test_cli_wgmma_without_a_gpu_says_so_in_one_line(no_gpu):
     assert res.exit_code == 2 and "--dtype" in res.output and "e4m3" not in res.output.split("choices")[-1]
     res = CliRunner().invoke(app, ["gemm", "--wgmma", "--dtype", "e4m3", "--size", "256"])
     assert res.exit_code == 1 and "no usable GPU" in res.output
+    # --b-order: C or F, for the tensor-core GEMMs; e4m3 has only F
+    for args, fragment in ((["--wgmma", "--b-order", "T"], "valid choices are C, F"),
+                           (["--simt", "--b-order", "F"], "--wmma and --wgmma"),
+                           (["--wgmma", "--dtype", "e4m3", "--b-order", "C"], "K-major")):
+        res = CliRunner().invoke(app, ["gemm", *args])
+        assert res.exit_code == 2 and "--b-order" in res.output and fragment in res.output, args
 
 
 # ---- NVRTC from pip wheels (dev extra) ----

@@ -345,6 +345,19 @@ def test_the_check_suite_names_its_rows_by_family(cp):
     assert result["summary"][0]["family"] == "wgmma" and result["summary"][0]["check"] == "PASSED"
 
 
+@pytest.mark.parametrize("family", ("wgmma", "wmma"))
+def test_the_check_suite_takes_a_column_major_b(cp, family):
+    """`fraglab gemm --wgmma/--wmma --b-order F`: B stored as a transposed N x K array, checked (the WMMA road
+    plans a row-major copy), and the rows say so."""
+    from fraglab.bench.wmma_suite import run_suite
+
+    result = run_suite([(200, 136, 72)], dtype="bf16", act="relu", bias_mode="per_n", check=True, bench=False,
+                       kernel=family, b_order="F")
+    by = {r["kernel"]: r for r in result["rows"]}
+    assert by[f"{family}_fused"]["status"] == by[f"{family}_plain"]["status"] == "PASSED"
+    assert by[f"{family}_fused"]["b_order"] == "F"
+
+
 def test_the_check_suite_runs_e4m3(cp):
     """`fraglab gemm --wgmma --dtype e4m3 --check`: 8-bit inputs (B column-major), every epilogue part, checked."""
     from fraglab.bench.wmma_suite import run_suite
