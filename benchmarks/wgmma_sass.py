@@ -1,10 +1,17 @@
-"""Compile wgmma GEMM instantiations with NVRTC through cuda-bindings (resource report) and write their cubins for cuobjdump -sass.
+"""Compile wgmma GEMM instantiations with NVRTC through cuda-bindings (resource report), write their cubins and,
+where cuobjdump is on the PATH, count their SASS: all instructions, MUFU (the special-function unit the smooth
+activations use), HGMMA/QGMMA, and BSSY (a convergence barrier per branch).
 
-Usage (device): PYTHONPATH=$PWD python3 benchmarks/wgmma_sass.py OUTDIR [tile ...]
+The kernels are what the bench runs: f16 in, f16 D through shared memory and TMA, bias per column.
+Usage (device): PYTHONPATH=$PWD python3 benchmarks/wgmma_sass.py OUTDIR [--acts relu,gelu] [tile ...]
 """
 
 from __future__ import annotations
 
+import argparse
+import re
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -14,19 +21,35 @@ from fraglab.gemm import wgmma  # noqa: E402
 from fraglab.runtime.nvrtc_offline import compile_build  # noqa: E402
 
 
+def sass_counts(cubin: Path) -> dict[str, int]:
+    """Instruction counts of one cubin's SASS (cuobjdump -sass)."""
+    text = subprocess.run(["cuobjdump", "-sass", str(cubin)], capture_output=True, text=True, check=True).stdout
+    ops = re.findall(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)", text)
+    return {"instructions": len(ops), "MUFU": sum(o.startswith("MUFU") for o in ops),
+            "GMMA": sum("GMMA" in o for o in ops), "BSSY": sum(o.startswith("BSSY") for o in ops)}
+
+
 def main(argv) -> int:
-    out = Path(argv[0])
-    tiles = argv[1:] or list(wgmma.TILES)
-    for tile in tiles:
-        for act, bias in (("relu", "per_n"), ("gelu", "full")):
-            spec = wgmma.WgmmaKernelSpec("f16", act, bias, tile=tile)
+    parser = argparse.ArgumentParser()
+    parser.add_argument("out", type=Path)
+    parser.add_argument("tiles", nargs="*")
+    parser.add_argument("--acts", default="relu,gelu")
+    args = parser.parse_intermixed_args(argv)
+    count = shutil.which("cuobjdump") is not None
+    for tile in args.tiles or list(wgmma.TILES):
+        for act in args.acts.split(","):
+            spec = wgmma.WgmmaKernelSpec("f16", act, "per_n", tile=tile, out_dtype="f16", store="tma")
             ok, log, cubin = compile_build(wgmma.build_of((spec.name(),), ("--ptxas-options=-v",)), "sm_90a",
                                            cubin=True, include_dirs=["/usr/local/cuda/include"])
             report = " | ".join(line.split(":", 1)[-1].strip() for line in log.splitlines()
                                 if "registers" in line or "spill" in line or "C7508" in line)
-            print(f"{tile} {act}/{bias}: ok={ok} {report}")
+            counts = ""
             if ok:
-                (out / f"wgmma_{tile}_{act}.cubin").write_bytes(cubin)
+                path = args.out / f"wgmma_{tile}_{act}.cubin"
+                path.write_bytes(cubin)
+                if count:
+                    counts = " ".join(f"{k}={v}" for k, v in sass_counts(path).items())
+            print(f"{tile} {act}/per_n f16 D tma: ok={ok} {counts} {report}")
     return 0
 
 

@@ -2,15 +2,19 @@
 # One device call: GPU tests of the wgmma GEMM, compute-sanitizer (memcheck, racecheck, synccheck) over every
 # variant, clusters per GPU, and variant timings (f32 / 16-bit D, direct / staged stores, one block / clusters of
 # two) beside cuBLAS and torch. Usage on the device: bash scripts/device_wgmma_explore.sh  (results under $OUT)
-#   SKIP_TESTS=1 / SANITIZERS="": leave the tests / sanitizers out; VARIANTS, SIZES: what to time (benchmarks/wgmma_suite.py --variants / --sizes); GELU_VARIANTS: also time GELU
+#   SKIP_TESTS=1 / SANITIZERS="": leave the tests / sanitizers out; TESTS: the test files (default: the wgmma GEMM's);
+#   VARIANTS, SIZES: what to time (benchmarks/wgmma_suite.py --variants / --sizes); GELU_VARIANTS: also time GELU;
+#   SASS_TILES: registers and SASS counts of those tiles' kernels (benchmarks/wgmma_sass.py, acts SASS_ACTS)
 set -u
 OUT=${OUT:-/tmp/wgmma_explore}
 mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1 PYTHONPATH=$PWD PATH=/usr/local/cuda/bin:$PATH
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.draw,temperature.gpu,driver_version --format=csv | tee "$OUT/gpu.txt"
 date -u | tee -a "$OUT/gpu.txt"
-[ -z "${SKIP_TESTS:-}" ] && timeout 300 python3 -m pytest -q -m gpu -p no:cacheprovider -n 8 --timeout 150 -rfE --tb=short tests/gemm/test_wgmma_gpu.py 2>&1 \
-  | grep -v Warning | tail -25 | tee "$OUT/pytest.log"
+[ -n "${SASS_TILES:-}" ] && mkdir -p /tmp/sass && timeout 200 python3 benchmarks/wgmma_sass.py /tmp/sass \
+  --acts "${SASS_ACTS:-relu,gelu}" $SASS_TILES 2>&1 | tee "$OUT/sass.txt"
+[ -z "${SKIP_TESTS:-}" ] && timeout 300 python3 -m pytest -q -m gpu -p no:cacheprovider -n 12 --timeout 150 -rfE --tb=short \
+  ${TESTS:-tests/gemm/test_wgmma_gpu.py} 2>&1 | grep -v Warning | tail -25 | tee "$OUT/pytest.log"
 python3 - <<'PY' 2>&1 | tee "$OUT/clusters.txt"
 from cuda.bindings import driver as cu
 from fraglab.gemm import wgmma

@@ -2,7 +2,8 @@
 //   pre = alpha * acc (+ beta * C[m, n]) (+ bias);   Z[m, n] = pre (if SaveZ);   D[m, n] = act(pre)
 // Every choice (activation, bias mode, C, Z) is a template argument resolved with `if constexpr`, so a
 // kernel instantiated with Epilogue<ReLU, PerN, false, false> holds only a bias add and a max.
-// The numpy twin is fraglab/epilogue_ref.py; keep the two formulas identical.
+// The numpy twin is fraglab/gemm/reference.py (exact formulas; this file approximates within the bounds that
+// tests/gemm/test_activation_accuracy_gpu.py checks per element).
 #pragma once
 
 namespace fraglab {
@@ -27,6 +28,9 @@ constexpr float kFloatMax = 3.40282347e+38f;  // no <cfloat>/<cmath> under NVRTC
 // 2^x and 1/x on the MUFU unit with subnormal results flushed to 0. The non-ftz forms (what __expf and
 // __fdividef compile to without -ftz) add a range test and two fix-up multiplies per call, a third of the GELU
 // epilogue's instructions; no caller below can tell a subnormal from 0 (it is added to 1 or scales a result).
+// An IEEE `/` or __frcp_rn would cost a compare, a branch and a called slow path per element, which serialised
+// the epilogue element by element (GELU was +13 % of a 2048^3 GEMM with it); every 1/x below takes x >= 1 or +inf
+// (within 1 ulp; 0 for +inf, NaN for NaN).
 __device__ __forceinline__ float ex2_ftz(float x) {
   float y;
   asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
@@ -39,11 +43,19 @@ __device__ __forceinline__ float rcp_ftz(float x) {
   return y;
 }
 
-// num / den with one MUFU.RCP and a multiply. An IEEE `/` or __frcp_rn costs a compare, a branch and a
-// called slow path per element, which serialises the epilogue element by element (the GELU epilogue
-// was +13 % of a 2048^3 GEMM with it). Every caller's den is >= 1 or +inf: the result is within 2 ulp,
-// and 0 for den = +inf, NaN for NaN.
-__device__ __forceinline__ float fast_divide(float num, float den) { return num * rcp_ftz(den); }
+// max(x, y) that returns NaN when either is NaN: one FMNMX.NAN on sm_80+ (fmaxf would drop the NaN, and a
+// compare-and-select costs two instructions).
+__device__ __forceinline__ float max_nan(float x, float y) {
+#if __CUDA_ARCH__ >= 800
+  float r;
+  asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(x), "f"(y));
+  return r;
+#else
+  return x != x ? x : fmaxf(x, y);
+#endif
+}
+
+__device__ __forceinline__ float relu_nan(float x) { return max_nan(x, 0.f); }
 
 // NaN in -> NaN out for every kind (comparisons are written so that NaN takes the `x` branch).
 // The smooth kinds take their limits at +-inf (x * 0 would give NaN at -inf).
@@ -52,37 +64,34 @@ __device__ __forceinline__ float activate(float x, float leaky_slope) {
   if constexpr (Act == ActKind::None) {
     return x;
   } else if constexpr (Act == ActKind::ReLU) {
-#if __CUDA_ARCH__ >= 800
-    float y;  // one FMNMX.NAN; fmaxf(x, 0) would turn NaN into 0, and the select costs a compare besides
-    asm("max.NaN.f32 %0, %1, 0f00000000;" : "=f"(y) : "f"(x));
-    return y;
-#else
-    return x < 0.f ? 0.f : x;
-#endif
+    return relu_nan(x);
   } else if constexpr (Act == ActKind::LeakyReLU) {
     return x < 0.f ? x * leaky_slope : x;
   } else if constexpr (Act == ActKind::GELU) {
-    // x * Phi(x) with Phi(x) = (1 + erf(x / sqrt2)) / 2 and erf from Abramowitz & Stegun 7.1.26
-    // (|error| <= 1.5e-7): one reciprocal, one exp and 6 FMAs, against ~3x that for erfcf.
-    // In the far negative tail Phi underflows to 0 (y = -0).
-    const float z = fabsf(x) * 0.70710678118654752f;
-    const float t = fast_divide(1.f, fmaf(0.3275911f, z, 1.f));
-    const float poly = t * fmaf(t, fmaf(t, fmaf(t, fmaf(t, 1.061405429f, -1.453152027f), 1.421413741f),
-                                        -0.284496736f), 0.254829592f);
-    const float tail = poly * ex2_ftz(z * z * -1.44269504088896341f);  // 1 - erf(|x| / sqrt2) = poly e^(-z^2)
-    const float phi = x < 0.f ? 0.5f * tail : 1.f - 0.5f * tail;
-    const float y = x * phi;
-    return x < -kFloatMax ? 0.f : y;
+    // x * Phi(x) = relu(x) - |x| * Phi(-|x|), Phi(-|x|) = erfc(|x| / sqrt2) / 2 = t P(t) e^(-x^2 / 2) with
+    // t = 1 / (1 + p |x| / sqrt2) (Abramowitz & Stegun 7.1.26, |erf error| <= 1.5e-7; P's coefficients halved,
+    // p / sqrt2 and log2(e) / 2 folded in). 12 FP32 instructions and 2 MUFU: the MUFU pipe (16 per clock per SM)
+    // and the issue slots then take about as long. No select: relu keeps NaN (max.NaN); a = |x| capped keeps
+    // +-inf from meeting a zero (inf * 0), so D is relu(x) there: +inf at +inf, 0 at -inf.
+    const float a = fminf(fabsf(x), 1e30f);
+    const float t = rcp_ftz(fmaf(a, 0.2316418883f, 1.f));
+    const float poly = t * fmaf(t, fmaf(t, fmaf(t, fmaf(t, 0.5307027145f, -0.7265760135f), 0.7107068705f),
+                                        -0.142248368f), 0.127414796f);
+    const float tail = poly * ex2_ftz(a * (a * -0.72134752044448170f));  // Phi(-|x|)
+    return fmaf(-a, tail, relu_nan(x));
   } else if constexpr (Act == ActKind::GELUTanh) {
-    // 0.5 x (1 + tanh(u)) == x / (1 + exp(-2u)),  u = sqrt(2/pi) (x + 0.044715 x^3)
-    const float u = 0.79788456080286536f * fmaf(0.044715f * x, x * x, x);
-    const float y = fast_divide(x, 1.f + expf(-2.f * u));
-    return x < -kFloatMax ? 0.f : y;
+    // 0.5 x (1 + tanh(u)) == x / (1 + e^(-2u)),  u = sqrt(2/pi) (x + 0.044715 x^3); e^(-2u) = 2^(x (c1 + c3 x^2))
+    // with 2 sqrt(2/pi) log2(e) folded into c1, c3. At -inf the quotient's 0 meets x held at -FLT_MAX (x * 0 would
+    // give NaN); NaN stays (max.NaN).
+    const float e = ex2_ftz(x * fmaf(x * x, -0.10294324f, -2.3022082f));
+    return max_nan(x, -kFloatMax) * rcp_ftz(1.f + e);
   } else if constexpr (Act == ActKind::SiLU) {
-    const float y = fast_divide(x, 1.f + expf(-x));  // x * sigmoid(x)
+    // x * sigmoid(x). Written so (a select for -inf rather than a clamp of x) because it leaves ptxas the fewest
+    // spills in the 128x256 GEMM, whose 128 accumulators per thread sit at the 168-register cap.
+    const float y = x * rcp_ftz(1.f + ex2_ftz(x * -1.44269504088896341f));
     return x < -kFloatMax ? 0.f : y;
   } else if constexpr (Act == ActKind::Sigmoid) {
-    return fast_divide(1.f, 1.f + expf(-x));
+    return rcp_ftz(1.f + ex2_ftz(x * -1.44269504088896341f));
   } else {
     static_assert(Act == ActKind::Tanh, "unknown ActKind");
     return tanhf(x);

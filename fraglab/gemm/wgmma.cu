@@ -39,7 +39,8 @@ constexpr int kConsumerRegs = 232;
 // epilogue runs while the other one's wgmma keep the tensor cores busy. A warpgroup covers its rows with
 // kMmaM m64 instructions per k16 step.
 // ClusterM = 2: two blocks of a cluster take vertically adjacent tiles (same columns of B); each loads half of B's
-// K-block and multicasts it to both, halving the L2 -> SM traffic of B.
+// K-block and multicasts it to both, halving the L2 -> SM traffic of B. With ping-pong, consumer c of both blocks
+// reads the same stages (both blocks walk the same units), so a stage's empty barrier counts the 4 warps of each.
 // StagedStore: D leaves through shared memory: each consumer writes its rows, 128 bytes of each at a time, into a
 // 128B-swizzled buffer, and one TMA store per buffer writes it to global memory (clipped at the edges).
 template <int BM_, int BN_, int Stages_, int GroupM_, bool PingPong_, int ClusterM_ = 1, bool StagedStore_ = false,
@@ -82,7 +83,6 @@ struct WgmmaTile {
   static_assert(kSmemBytes <= 227 * 1024, "too much shared memory for one block");
   static_assert(ClusterM == 1 || ClusterM == 2, "clusters of one or two blocks along M");
   static_assert(kBiasBytes % 1024 == 0, "the store buffers after the bias stay 1024-byte aligned");
-  static_assert(ClusterM == 1 || !PingPong, "the cluster schedule is cooperative");
   static_assert((BN / 64) % ClusterM == 0, "each block of a cluster multicasts whole 64-column blocks of B");
 };
 

@@ -102,6 +102,8 @@ EXPERIMENTAL_TILES: dict[str, TileConfig] = {
     "128x256c2": TileConfig(128, 256, 4, 16, cluster_m=2),
     "128x128c2": TileConfig(128, 128, 6, cluster_m=2),
     "128x256b1": TileConfig(128, 256, 4, 16, max_store_buffers=1),
+    "64x256pc2": TileConfig(64, 256, 5, 16, pingpong=True, cluster_m=2),
+    "128x128pc2": TileConfig(128, 128, 6, pingpong=True, cluster_m=2),
 }
 ALL_TILES = {**TILES, **EXPERIMENTAL_TILES}
 # The largest tile that still gives this many waves of tiles (measured: at 2048^3, 128 tiles of 128x256 on 132
