@@ -86,6 +86,10 @@ class TileConfig:
 # within 1%. A wave of 132 tiles in groups of 16 rows reads about half the DRAM bytes of groups of 4 (16 x 8 tiles:
 # 16 row panels of A and 8 column panels of B, against 4 of A and all 32 of B), and the clock the power cap allows
 # rises with it.
+# Ping-pong with clusters of two (B multicast; meant to overlap one consumer's epilogue with the other's mainloop),
+# H100 2026-11-25, fused f16 D through TMA, bias + ReLU at 4096^3 / 8192^3 / 8192x8192x1024: 64x256pc2 631 589 605,
+# 128x128pc2 656 611 617, against 128x256 761 701 686; with GELU at 4096^3 / 8192x8192x1024: 606 539 and 597 526
+# against 729 598. The overlap does not make up for the slower mainloop.
 TILES: dict[str, TileConfig] = {
     "128x256": TileConfig(128, 256, 4, 16),
     "128x128": TileConfig(128, 128, 6),
