@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The GEMM's closing device calls. Usage on the device: bash scripts/device_gemm_final.sh tests|bench|gelu (results in $OUT)
 #   tests: the GPU tests of the gemm, bench and cli wings in parallel, beside compute-sanitizer memcheck over the
-#          public road's GPU tests (fraglab.gemm with every kernel, the 16-bit cast, torch inputs, streams)
+#          public road's GPU tests (fraglab.gemm with every kernel, the 16-bit cast, torch inputs, streams, every
+#          activation on every kernel)
 #   bench: fraglab peak; fraglab gemm --wgmma --bench (f16 D like cuBLAS: f16 and bf16 in, ReLU and GELU, with the
 #          wgmma ceiling burst and sustained); the awkward shapes; the per-call cost and its profile
 #   gelu:  which GELU torch's fused call computes; GELU (erf) and GELU (tanh form) fused at 4096^3, 8192^3 and
@@ -14,7 +15,8 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,po
 date -u | tee -a "$OUT/gpu_$stage.txt"
 if [ "$stage" = tests ]; then
   ( timeout 400 compute-sanitizer --tool memcheck --report-api-errors no --print-limit 5 \
-      python3 -m pytest -q -m gpu -p no:cacheprovider tests/gemm/test_gemm_api_gpu.py > "$OUT/memcheck_api.log" 2>&1
+      python3 -m pytest -q -m gpu -p no:cacheprovider tests/gemm/test_gemm_api_gpu.py \
+      tests/gemm/test_activation_accuracy_gpu.py > "$OUT/memcheck_api.log" 2>&1
     echo "rc $?" >> "$OUT/memcheck_api.log" ) &
   timeout 540 python3 -m pytest -q -m gpu -p no:cacheprovider -n ${JOBS:-12} --timeout 240 -rfE --tb=short \
       --durations=5 tests/gemm tests/bench tests/cli 2>&1 | grep -v Warning | tee "$OUT/pytest_gpu.log" | tail -n 25

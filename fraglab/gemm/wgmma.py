@@ -89,7 +89,9 @@ class TileConfig:
 # Ping-pong with clusters of two (B multicast; meant to overlap one consumer's epilogue with the other's mainloop),
 # H100 2026-11-25, fused f16 D through TMA, bias + ReLU at 4096^3 / 8192^3 / 8192x8192x1024: 64x256pc2 631 589 605,
 # 128x128pc2 656 611 617, against 128x256 761 701 686; with GELU at 4096^3 / 8192x8192x1024: 606 539 and 597 526
-# against 729 598. The overlap does not make up for the slower mainloop.
+# against 729 598. The overlap does not make up for the slower mainloop. Clusters of two on 128x256 (same call
+# type, 12:28 UTC): burst 747 709 676 against 752 698 676; sustained (3 s, 700 W cap) f16 / bf16 8192^3 660 / 692
+# against 660 / 696. Halving B's L2 traffic buys no clock under the power cap either.
 TILES: dict[str, TileConfig] = {
     "128x256": TileConfig(128, 256, 4, 16),
     "128x128": TileConfig(128, 128, 6),
