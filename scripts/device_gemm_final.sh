@@ -3,7 +3,7 @@
 #   tests: the GPU tests of the gemm, bench and cli wings in parallel, beside compute-sanitizer memcheck over the
 #          public road's GPU tests (fraglab.gemm with every kernel, the 16-bit cast, torch inputs, streams, every
 #          activation on every kernel)
-#   bench: fraglab peak; fraglab gemm --wgmma --bench (f16 D like cuBLAS: f16 and bf16 in, ReLU and GELU, with the
+#   bench: fraglab peak; fraglab gemm --wgmma --bench (f16 D like cuBLAS: f16 and bf16 in, bias + ReLU, with the
 #          wgmma ceiling burst and sustained); the awkward shapes; the per-call cost and its profile
 #   gelu:  which GELU torch's fused call computes; GELU (erf) and GELU (tanh form) fused at 4096^3, 8192^3 and
 #          8192x8192x1024 beside torch's fused GELU; registers, spills and SASS counts of every activation's kernel
