@@ -1,5 +1,5 @@
 """Each activation of the fused epilogue, element by element, on pre-activations the GEMM computes exactly
-(marked gpu; skipped with the reason otherwise).
+(the GEMMs are marked gpu and skip with the reason otherwise; the check of the inputs runs anywhere).
 
 The GEMM checks judge D against max|D| with a 1e-3 tolerance, which a wrong digit in an activation's
 coefficients can pass. Here the inputs are multiples of 2^-5 (|A| <= 4, |B| <= 1, K = 16) and the bias a multiple
@@ -12,8 +12,6 @@ import pytest
 
 from fraglab.gemm import api
 from fraglab.gemm.reference import ACT_KINDS, activate
-
-pytestmark = pytest.mark.gpu
 
 M, N, K = 1024, 64, 16
 LEAKY_SLOPE = 0.0625   # a power of two: x * slope is exact
@@ -47,13 +45,20 @@ def exact_inputs():
     return a, b, bias, pre
 
 
-def test_the_inputs_cover_every_regime(exact_inputs):
-    """The pre-activations reach each activation's saturated tails and its curved middle."""
-    pre = exact_inputs[3]
+def test_the_inputs_are_exact_and_cover_every_regime(exact_inputs):
+    """The pre-activations reach each activation's saturated tails and its curved middle, and f32 holds every
+    partial sum exactly, so any kernel's summation order gives the float64 value."""
+    a, b, bias, pre = exact_inputs
     assert pre.min() < -8 and pre.max() > 8
     assert np.count_nonzero(np.abs(pre) < 1) > 1000
+    # Every product and bias is a multiple of 2^-12, and no partial sum can pass sum|a b| + |bias|: below 2^12,
+    # every partial sum in any order is a multiple of 2^-12 under 2^12, which f32's 24 bits hold exactly.
+    assert np.array_equal(a * 32, np.round(a * 32)) and np.array_equal(b * 32, np.round(b * 32))
+    assert np.array_equal(bias * 2**12, np.round(bias * 2**12))
+    assert (np.abs(a) @ np.abs(b) + np.abs(bias)).max() < 2**12
 
 
+@pytest.mark.gpu
 @pytest.mark.parametrize("kernel", KERNELS)
 @pytest.mark.parametrize("act", ACT_KINDS)
 def test_each_activation_within_its_bound(cp, exact_inputs, act, kernel):
