@@ -270,8 +270,9 @@ def run_suite(sizes, *, dtype: str = "f16", act: str = "none", bias_mode: str = 
                                                 rotate=sets)
             for name, t in timings.items():
                 results.setdefault(name, dict(base, kernel=name, status="-"))
-                if dtype == "e4m3" and name in FP8_BASELINE_LABELS:   # the cuBLAS rows run cuBLASLt's fp8 GEMM
-                    results[name]["label"] = FP8_BASELINE_LABELS[name]
+                label = baseline_label(name, dtype, act)
+                if label:
+                    results[name]["label"] = label
                 results[name].update(ms=t.median_ms, p20_ms=t.p20_ms, p80_ms=t.p80_ms, reps=t.reps,
                                      tflops=benchmod.tflops(m, n, k, t.median_ms))
             if baselines and "torch_addmm_act" not in fns and torch_available():
@@ -292,7 +293,7 @@ def run_suite(sizes, *, dtype: str = "f16", act: str = "none", bias_mode: str = 
     return {"rows": rows, "summary": summary, "out_dtype": out_dtype, "ceiling_tflops": ceiling,
             "ceiling_sustained_tflops": sustained,
             "ceiling_probe": probe_name, "ceiling_label": peak.probe(probe_name).name,
-            "ceiling_before_after": ceilings, "device": info}
+            "ceiling_before_after": ceilings, "device": info, "notes": baseline_notes(dtype, act) if bench else []}
 
 
 def _baseline_fns(cp, inputs, base, dtype, act, bias_mode, has_c, save_z, alpha, beta, leaky_slope) -> dict:
@@ -331,6 +332,27 @@ def _baseline_fns(cp, inputs, base, dtype, act, bias_mode, has_c, save_z, alpha,
 
 FP8_BASELINE_LABELS = {"cublas_gemmex": "cuBLASLt fp8 (torch._scaled_mm)",
                        "cublas_unfused": "cuBLASLt fp8 + CuPy epilogue"}
+# torch._addmm_activation(use_gelu=True) computes the tanh form (H100, 2026-11-25: 5.5e-6 from
+# gelu(approximate="tanh"), 4.7e-4 from the erf GELU, in f32), so beside --act gelu it is not the same function.
+TORCH_GELU_LABEL = "torch_addmm_act (tanh GELU)"
+
+
+def baseline_label(name: str, dtype: str, act: str) -> str | None:
+    """What a baseline row runs, where its key alone would mislead (its plot line takes this name)."""
+    if dtype == "e4m3":   # the cuBLAS rows run cuBLASLt's fp8 GEMM
+        return FP8_BASELINE_LABELS.get(name)
+    if act == "gelu" and name == "torch_addmm_act":
+        return TORCH_GELU_LABEL
+    return None
+
+
+def baseline_notes(dtype: str, act: str) -> list[str]:
+    """Lines printed under the bench tables where a baseline computes something else than fraglab's rows."""
+    if dtype == "e4m3":
+        return ["cuBLAS rows: cuBLASLt's fp8 GEMM through torch._scaled_mm (cuBLAS GemmEx has no fp8)"]
+    if act == "gelu":
+        return ["torch: torch._addmm_activation's GELU is the tanh form; --act gelu_tanh times the same function"]
+    return []
 
 
 def _fp8_baseline_fns(cp, inputs, base, act, bias_mode, has_c, save_z, alpha, beta, leaky_slope) -> dict:

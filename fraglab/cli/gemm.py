@@ -169,6 +169,8 @@ def gemm_command(
             if ceiling and sustained:
                 note += f", {sustained:.0f} sustained under the power limit"
             _print_table(result["summary"], RATIO_COLUMNS, "Ratios" + (f" (ceiling: {note})" if note else ""))
+            for line in result.get("notes", ()):
+                typer.echo(line)
     else:
         _print_table(rows, SIMT_COLUMNS, title)
     if json_path is not None:

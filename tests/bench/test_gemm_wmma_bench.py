@@ -113,3 +113,16 @@ def test_interleaved_rounds_vary_the_order_and_pool_samples(monkeypatch):
     out = bench.time_interleaved({n: (lambda n=n: n) for n in names}, rounds=6, reps=2)
     assert calls == [n for o in orders for n in o]
     assert all(t.reps == 12 for t in out.values())
+
+
+def test_baselines_that_compute_another_function_say_so():
+    from fraglab.bench import wmma_suite as suite
+
+    # torch's fused GELU is the tanh form: named so beside --act gelu, not beside gelu_tanh or relu
+    assert suite.baseline_label("torch_addmm_act", "f16", "gelu") == suite.TORCH_GELU_LABEL
+    assert suite.baseline_label("torch_addmm_act", "f16", "gelu_tanh") is None
+    assert suite.baseline_label("cublas_gemmex", "bf16", "gelu") is None
+    assert suite.baseline_label("cublas_gemmex", "e4m3", "relu") == suite.FP8_BASELINE_LABELS["cublas_gemmex"]
+    assert any("gelu_tanh" in line for line in suite.baseline_notes("f16", "gelu"))
+    assert suite.baseline_notes("f16", "gelu_tanh") == [] and suite.baseline_notes("bf16", "relu") == []
+    assert any("fp8" in line for line in suite.baseline_notes("e4m3", "relu"))

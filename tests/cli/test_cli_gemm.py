@@ -85,6 +85,16 @@ def test_wmma_bench_prints_the_table_and_writes_json_and_plot(monkeypatch, tmp_p
     assert (tmp_path / "r.png").read_bytes()[:4] == b"\x89PNG"
 
 
+def test_bench_prints_the_suites_notes_under_the_tables(monkeypatch):
+    from fraglab.bench import wmma_suite
+
+    note = "torch: a baseline that computes another function"
+    monkeypatch.setattr(wmma_suite, "run_suite", lambda sizes, **kw: {**FAKE, "notes": [note]})
+    res = _run("gemm", "--wmma", "--size", "64", "--bench", "--act", "gelu")
+    assert res.exit_code == 0, res.output
+    assert note in res.output and res.output.index(note) > res.output.index("Ratios")
+
+
 def test_a_failed_check_exits_1(monkeypatch):
     from fraglab.bench import wmma_suite
 
