@@ -43,12 +43,8 @@ constexpr int kConsumerRegs = 232;
 // reads the same stages (both blocks walk the same units), so a stage's empty barrier counts the 4 warps of each.
 // StagedStore: D leaves through shared memory: each consumer writes its rows, 128 bytes of each at a time, into a
 // 128B-swizzled buffer, and one TMA store per buffer writes it to global memory (clipped at the edges).
-// Stagger (cooperative): consumer 1 starts Stagger K-blocks after consumer 0 and stays that far behind (both read
-// every stage, so the ring keeps them at most Stages apart). At the end of a tile consumer 1 still has Stagger
-// K-blocks of wgmma to run while consumer 0 is in its epilogue, and consumer 0 runs the next tile's first ones
-// while consumer 1 is in its own: the tensor cores idle for the epilogue less those K-blocks, not for all of it.
 template <int BM_, int BN_, int Stages_, int GroupM_, bool PingPong_, int ClusterM_ = 1, bool StagedStore_ = false,
-          int MaxStoreBuffers_ = 2, int Stagger_ = 0>
+          int MaxStoreBuffers_ = 2>
 struct WgmmaTile {
   static constexpr int BM = BM_;
   static constexpr int BN = BN_;
@@ -57,7 +53,6 @@ struct WgmmaTile {
   static constexpr bool PingPong = PingPong_;
   static constexpr int ClusterM = ClusterM_;
   static constexpr bool StagedStore = StagedStore_;
-  static constexpr int Stagger = Stagger_;
   static constexpr int kWarpgroupRows = PingPong ? BM : BM / kConsumers;
   static constexpr int kMmaM = kWarpgroupRows / 64;
   static constexpr int kABytes = BM * kSwizzleBytes;        // (BM, one K-block of 128 bytes): row r at r * 128, swizzled
@@ -89,7 +84,6 @@ struct WgmmaTile {
   static_assert(ClusterM == 1 || ClusterM == 2, "clusters of one or two blocks along M");
   static_assert(kBiasBytes % 1024 == 0, "the store buffers after the bias stay 1024-byte aligned");
   static_assert((BN / 64) % ClusterM == 0, "each block of a cluster multicasts whole 64-column blocks of B");
-  static_assert(Stagger == 0 || (!PingPong && Stagger < Stages), "a stagger is cooperative, and less than the ring");
 };
 
 __device__ __forceinline__ void mbar_init(unsigned long long* bar, unsigned count) {
@@ -494,9 +488,7 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
   unsigned long long* full =
       reinterpret_cast<unsigned long long*>(store_smem + kConsumers * Tile::kStoreBuffers * Tile::kStoreBufferBytes);
   unsigned long long* empty = full + Stages;
-  // ping-pong: turn[c] = "consumer c may start its next mainloop"; a cooperative stagger: turn[0] = "consumer 0 has
-  // run its first Stagger K-blocks"
-  unsigned long long* turn = empty + Stages;
+  unsigned long long* turn = empty + Stages;  // ping-pong: turn[c] = "consumer c may start its next mainloop"
   unsigned long long* bias_full = turn + kConsumers;       // bias slot s holds its tile's bias (TMA bytes)
   unsigned long long* bias_empty = bias_full + kConsumers;  // bias slot s's readers are done with it
   // A per-row / per-column bias is loaded into shared memory by TMA, issued by warp 1 of the producer warpgroup as
@@ -633,9 +625,6 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
         if (local > 0) mbar_wait(&turn[consumer], (turns + consumer + 1) & 1);
         ++turns;
       }
-      if constexpr (Tile::Stagger > 0) {
-        if (consumer == 1 && local == 0) mbar_wait(&turn[0], 0);
-      }
       int it = local * k_blocks;  // ring position of this tile's first K-block (the producer's order)
       for (int kb = 0; kb < k_blocks; ++kb, ++it) {
         const int s = it % Stages;
@@ -658,9 +647,6 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
         wgmma_commit();
         wgmma_wait<1>();  // the previous K-block's group is done: its stage can be refilled
         if (kb > 0) release((it - 1) % Stages);
-        if constexpr (Tile::Stagger > 0) {  // consumer 0 is Stagger K-blocks in (or through a shorter first tile)
-          if (consumer == 0 && local == 0 && warp_leader && kb + 1 == min(Tile::Stagger, k_blocks)) mbar_arrive(&turn[0]);
-        }
       }
       if constexpr (Tile::PingPong) {
         if (warp_leader) mbar_arrive(&turn[1 - consumer]);

@@ -45,7 +45,6 @@ class TileConfig:
     pingpong: bool = False
     cluster_m: int = 1     # 2: clusters of two blocks on vertically adjacent tiles, B multicast to both
     max_store_buffers: int = 2   # staging buffers per consumer for D, where two fit
-    stagger: int = 0       # cooperative: K-blocks consumer 1 runs behind consumer 0 (its epilogue overlaps wgmma)
 
     @property
     def smem_bytes(self) -> int:
@@ -72,12 +71,12 @@ class TileConfig:
     def cpp(self, staged_store: bool = False) -> str:
         return (f"fraglab::wgmma_gemm::WgmmaTile<{self.bm}, {self.bn}, {self.stages}, {self.group_m}, "
                 f"{'true' if self.pingpong else 'false'}, {self.cluster_m}, {'true' if staged_store else 'false'}, "
-                f"{self.max_store_buffers}, {self.stagger}>")
+                f"{self.max_store_buffers}>")
 
 
 # The launcher's tiles (benchmarks/wgmma_suite.py --tiles times the candidates; the winners stay here).
 # Suffix p: ping-pong schedule; c2: clusters of two blocks with B multicast; gN: N row tiles per group; s3: 3 stages;
-# b1: one D staging buffer per consumer; lN: consumer 1 runs N K-blocks behind consumer 0 (stagger).
+# b1: one D staging buffer per consumer.
 # H100, 2026-11-23, 16-bit D through TMA, bias + ReLU, TFLOP/s at 2048/4096/8192^3 and 8192x8192x1024:
 # 128x256 group 4: 622 733 675 618; group 8: 619 730 658 613; 3 stages: 601 706 640 594; 128x128p: 562 680 631 572;
 # 64x256p: 597 662 634 591; clusters of two (f16 D, direct stores, earlier call): 463 651 636 409 against 477 652
@@ -111,10 +110,6 @@ EXPERIMENTAL_TILES: dict[str, TileConfig] = {
     "128x256b1": TileConfig(128, 256, 4, 16, max_store_buffers=1),
     "64x256pc2": TileConfig(64, 256, 5, 16, pingpong=True, cluster_m=2),
     "128x128pc2": TileConfig(128, 128, 6, pingpong=True, cluster_m=2),
-    "128x256l1": TileConfig(128, 256, 4, 16, stagger=1),
-    "128x256l2": TileConfig(128, 256, 4, 16, stagger=2),
-    "128x256l3": TileConfig(128, 256, 4, 16, stagger=3),
-    "128x128l3": TileConfig(128, 128, 6, stagger=3),
 }
 ALL_TILES = {**TILES, **EXPERIMENTAL_TILES}
 # The largest tile that still gives this many waves of tiles (measured: at 2048^3, 128 tiles of 128x256 on 132

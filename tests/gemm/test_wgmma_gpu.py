@@ -92,8 +92,7 @@ def run_case(cp, m, n, k, dtype, *, act="none", bias_mode="none", beta=0.0, save
 
 # M any; N and K multiples of 8 (TMA's 16-byte row rule). Sizes of 1, odd, prime and several tiles.
 SIZES = [(1, 8, 8), (7, 24, 40), (131, 136, 72), (257, 264, 1000), (997, 520, 8), (300, 1032, 200), (128, 256, 64)]
-TEST_TILES = (*wgmma.TILES, "128x128p", "64x256p", "128x256c2", "128x128c2", "64x256pc2", "128x128pc2", "128x256l1",
-              "128x256l3", "128x128l3")
+TEST_TILES = (*wgmma.TILES, "128x128p", "64x256p", "128x256c2", "128x128c2", "64x256pc2", "128x128pc2")
 COLUMN_B_TILES = tuple(t for t in TEST_TILES if wgmma.ALL_TILES[t].cluster_m == 1)   # clusters multicast B's halves
 # e4m3: K a multiple of 16 (rows of K bytes); M any
 FP8_SIZES = [(1, 8, 16), (131, 136, 64), (257, 264, 1024), (300, 1032, 208), (997, 520, 16), (128, 256, 128)]
