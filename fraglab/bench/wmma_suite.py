@@ -204,6 +204,7 @@ def run_suite(sizes, *, dtype: str = "f16", act: str = "none", bias_mode: str = 
         ceiling = ceilings[0]
     task = progress.add_task(f"gemm --wmma {dtype} {act} bias={bias_mode}", total=len(sizes)) if progress else None
     rows, per_size = [], []  # per_size: each size's rows, summarised once both ceilings are known
+    labels, notes = baseline_differences(dtype, act)
     for (m, n, k) in sizes:
         per_set = (m * k + k * n) * (1 if dtype == "e4m3" else 2) + (m * n * 4 if has_c else 0) + (m * n * 4 if bias_mode == "full" else 0)
         sets = min(benchmod.rotation_count(per_set), max(1, (4 << 30) // per_set)) if bench else 1
@@ -270,9 +271,8 @@ def run_suite(sizes, *, dtype: str = "f16", act: str = "none", bias_mode: str = 
                                                 rotate=sets)
             for name, t in timings.items():
                 results.setdefault(name, dict(base, kernel=name, status="-"))
-                label = baseline_label(name, dtype, act)
-                if label:
-                    results[name]["label"] = label
+                if name in labels:
+                    results[name]["label"] = labels[name]
                 results[name].update(ms=t.median_ms, p20_ms=t.p20_ms, p80_ms=t.p80_ms, reps=t.reps,
                                      tflops=benchmod.tflops(m, n, k, t.median_ms))
             if baselines and "torch_addmm_act" not in fns and torch_available():
@@ -293,7 +293,7 @@ def run_suite(sizes, *, dtype: str = "f16", act: str = "none", bias_mode: str = 
     return {"rows": rows, "summary": summary, "out_dtype": out_dtype, "ceiling_tflops": ceiling,
             "ceiling_sustained_tflops": sustained,
             "ceiling_probe": probe_name, "ceiling_label": peak.probe(probe_name).name,
-            "ceiling_before_after": ceilings, "device": info, "notes": baseline_notes(dtype, act) if bench else []}
+            "ceiling_before_after": ceilings, "device": info, "notes": notes if bench else []}
 
 
 def _baseline_fns(cp, inputs, base, dtype, act, bias_mode, has_c, save_z, alpha, beta, leaky_slope) -> dict:
@@ -337,22 +337,16 @@ FP8_BASELINE_LABELS = {"cublas_gemmex": "cuBLASLt fp8 (torch._scaled_mm)",
 TORCH_GELU_LABEL = "torch_addmm_act (tanh GELU)"
 
 
-def baseline_label(name: str, dtype: str, act: str) -> str | None:
-    """What a baseline row runs, where its key alone would mislead (its plot line takes this name)."""
+def baseline_differences(dtype: str, act: str) -> tuple[dict[str, str], list[str]]:
+    """Baselines that run something else than their key says: ({row key: label, which names its plot line},
+    the lines printed under the bench tables)."""
     if dtype == "e4m3":   # the cuBLAS rows run cuBLASLt's fp8 GEMM
-        return FP8_BASELINE_LABELS.get(name)
-    if act == "gelu" and name == "torch_addmm_act":
-        return TORCH_GELU_LABEL
-    return None
-
-
-def baseline_notes(dtype: str, act: str) -> list[str]:
-    """Lines printed under the bench tables where a baseline computes something else than fraglab's rows."""
-    if dtype == "e4m3":
-        return ["cuBLAS rows: cuBLASLt's fp8 GEMM through torch._scaled_mm (cuBLAS GemmEx has no fp8)"]
+        return FP8_BASELINE_LABELS, ["cuBLAS rows: cuBLASLt's fp8 GEMM through torch._scaled_mm (cuBLAS GemmEx has "
+                                     "no fp8)"]
     if act == "gelu":
-        return ["torch: torch._addmm_activation's GELU is the tanh form; --act gelu_tanh times the same function"]
-    return []
+        return {"torch_addmm_act": TORCH_GELU_LABEL}, [
+            "torch: torch._addmm_activation's GELU is the tanh form; --act gelu_tanh times the same function"]
+    return {}, []
 
 
 def _fp8_baseline_fns(cp, inputs, base, act, bias_mode, has_c, save_z, alpha, beta, leaky_slope) -> dict:

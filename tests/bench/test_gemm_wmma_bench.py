@@ -119,10 +119,9 @@ def test_baselines_that_compute_another_function_say_so():
     from fraglab.bench import wmma_suite as suite
 
     # torch's fused GELU is the tanh form: named so beside --act gelu, not beside gelu_tanh or relu
-    assert suite.baseline_label("torch_addmm_act", "f16", "gelu") == suite.TORCH_GELU_LABEL
-    assert suite.baseline_label("torch_addmm_act", "f16", "gelu_tanh") is None
-    assert suite.baseline_label("cublas_gemmex", "bf16", "gelu") is None
-    assert suite.baseline_label("cublas_gemmex", "e4m3", "relu") == suite.FP8_BASELINE_LABELS["cublas_gemmex"]
-    assert any("gelu_tanh" in line for line in suite.baseline_notes("f16", "gelu"))
-    assert suite.baseline_notes("f16", "gelu_tanh") == [] and suite.baseline_notes("bf16", "relu") == []
-    assert any("fp8" in line for line in suite.baseline_notes("e4m3", "relu"))
+    labels, notes = suite.baseline_differences("f16", "gelu")
+    assert labels == {"torch_addmm_act": suite.TORCH_GELU_LABEL} and any("gelu_tanh" in line for line in notes)
+    assert suite.baseline_differences("f16", "gelu_tanh") == ({}, []) == suite.baseline_differences("bf16", "relu")
+    labels, notes = suite.baseline_differences("e4m3", "relu")
+    assert labels["cublas_gemmex"] == suite.FP8_BASELINE_LABELS["cublas_gemmex"] and "torch_addmm_act" not in labels
+    assert any("fp8" in line for line in notes)
