@@ -21,7 +21,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..runtime.build import SM90A
+from ..runtime.build import SM90A, kernels_dir
 from . import wgmma_model as wm
 
 THREADS = wm.THREADS
@@ -107,7 +107,7 @@ class Op:
 
 def source_text(ops: list[Op]) -> str:
     """wgmma.cu followed by the instruction wrappers the ops need (NVRTC source, no includes)."""
-    body = Path(__file__).with_name("wgmma.cu").read_text()
+    body = (kernels_dir() / "apis" / "wgmma.cu").read_text()
     wrappers = "".join(op.cpp() for op in dict.fromkeys(ops))
     return body + "\nnamespace fraglab_wgmma {\n" + wrappers + "}  // namespace fraglab_wgmma\n"
 

@@ -125,9 +125,9 @@ def unfused_epilogue_kernel(cp, act: str, bias_mode: str, has_c: bool, save_z: b
     """The same epilogue as one CuPy elementwise kernel over cuBLAS's f32 output (the unfused baseline).
     Its activation is gemm/epilogue.cuh's, pasted in as the preamble, so both paths share one formula."""
     from ..gemm.epilogue import act_cpp
-    from ..runtime.build import PACKAGE_DIR
+    from ..runtime.build import kernels_dir
 
-    preamble = (PACKAGE_DIR / "gemm" / "epilogue.cuh").read_text().replace("#pragma once", "")
+    preamble = (kernels_dir() / "gemm" / "epilogue.cuh").read_text().replace("#pragma once", "")
     ins = ["float32 acc"] + (["float32 c"] if has_c else []) + (["float32 bias"] if bias_mode != "none" else [])
     ins += ["float32 alpha", "float32 beta", "float32 slope"]
     outs = ["float32 d"] + (["float32 z"] if save_z else [])

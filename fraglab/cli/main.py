@@ -2,7 +2,8 @@
 
 Commands only parse options and call the library. Any FraglabError raised below becomes one line
 "fraglab: error: ..." on stderr and exit code e.exit_code (2 bad input, 1 a failed check or a refused
-GPU); click's own usage errors keep their exit 2.
+GPU); the parser's own usage errors keep their exit 2. Click's types come through typer's public API
+(typer.Context, typer.echo): typer 0.29 carries its own copy of click and no longer installs it.
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ from __future__ import annotations
 import importlib
 from typing import Annotated
 
-import click
 import typer
 from typer.core import TyperGroup
 
@@ -22,16 +22,16 @@ from ..show.terminal import ascii_only
 class _HandledGroup(TyperGroup):
     """A command group whose invoke turns every FraglabError into one line and its exit code."""
 
-    def invoke(self, ctx: click.Context):
+    def invoke(self, ctx: typer.Context):
         try:
             return super().invoke(ctx)
         except FraglabError as exc:
             message = str(exc).split("\n")[0] or exc.__class__.__name__
             if isinstance(exc, GpuUnavailable) and not message.startswith("no usable GPU"):
                 message = f"no usable GPU: {message}"
-            click.echo(f"fraglab: error: {message}", err=True)
+            typer.echo(f"fraglab: error: {message}", err=True)
             if isinstance(exc, CompileError) and exc.log.strip():
-                click.echo("--- NVRTC log ---\n" + exc.log.strip(), err=True)
+                typer.echo("--- NVRTC log ---\n" + exc.log.strip(), err=True)
             ctx.exit(exc.exit_code)
 
 

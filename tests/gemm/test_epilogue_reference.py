@@ -106,9 +106,9 @@ def test_cpp_names():
 
 
 def test_cpp_names_follow_the_enum_order_of_epilogue_cuh():
-    from fraglab.runtime.build import PACKAGE_DIR
+    from fraglab.runtime.build import kernels_dir
 
-    text = (PACKAGE_DIR / "gemm" / "epilogue.cuh").read_text()
+    text = (kernels_dir() / "gemm" / "epilogue.cuh").read_text()
     enum_acts = text.split("enum class ActKind : int {")[1].split("}")[0].replace("= 0", "").replace(" ", "")
     assert [act_cpp(a).rsplit("::", 1)[1] for a in ACT_KINDS] == enum_acts.split(",")
     enum_bias = text.split("enum class BiasMode : int {")[1].split("}")[0].replace("= 0", "").replace(" ", "")

@@ -12,7 +12,7 @@ import pytest
 from fraglab.bench import simt_ladder
 from fraglab.gemm import simt
 from fraglab.gemm.reference import ACT_KINDS, BIAS_MODES, epilogue_cpp
-from fraglab.runtime.build import PACKAGE_DIR
+from fraglab.runtime.build import kernels_dir
 
 ARCHS = ("sm_80", "sm_90")
 
@@ -28,7 +28,7 @@ def test_ladder_holds_the_rungs_the_cli_and_dispatcher_name():
 
 
 def _named_defaults() -> dict[str, int]:
-    text = (PACKAGE_DIR / simt.ENTRY).read_text()
+    text = (kernels_dir() / simt.ENTRY).read_text()
     return {name: int(value) for name, value in re.findall(r"\b(k[A-Z]\w*) = (\d+)", text)}
 
 

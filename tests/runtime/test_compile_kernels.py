@@ -115,8 +115,8 @@ def test_the_wgmma_peak_kernels_need_the_sm90a_target():
 
 
 def test_sources_hash_covers_every_cuda_file_in_the_package():
-    from fraglab.runtime.build import PACKAGE_DIR, source_files
+    from fraglab.runtime.build import kernels_dir, source_files
 
-    found = {p.relative_to(PACKAGE_DIR).as_posix() for p in source_files()}
+    found = {p.relative_to(kernels_dir()).as_posix() for p in source_files()}
     assert {"apis/wmma.cu", "gemm/wmma.cu", "gemm/simt.cu", "gemm/epilogue.cuh", "bench/peak.cu",
             "bench/peak_wgmma.cu"} <= found

@@ -23,10 +23,11 @@ def wheel(tmp_path_factory):
 
 def test_wheel_holds_every_kernel_source_and_the_atlas(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
-    sources = sorted(p for p in (ROOT / "fraglab").rglob("*") if p.suffix in (".cu", ".cuh"))
+    sources = sorted(p for p in (ROOT / "kernels").rglob("*") if p.suffix in (".cu", ".cuh"))
     assert len(sources) >= 6  # apis/wmma.cu, gemm/{wmma,simt}.cu, gemm/epilogue.cuh, bench/peak.cu, ...
     for source in sources:
-        assert source.relative_to(ROOT).as_posix() in names, source
+        assert "fraglab/_kernels/" + source.relative_to(ROOT / "kernels").as_posix() in names, source
+    assert not [p for p in (ROOT / "fraglab").rglob("*") if p.suffix in (".cu", ".cuh")], "CUDA outside kernels/"
     bundled = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "fraglab" / "data").glob("atlas_sm*"))
     assert "fraglab/data/atlas_sm90.json" in bundled and len(bundled) >= 3  # WMMA, PTX and wgmma captures
     assert set(bundled) <= names
@@ -44,4 +45,5 @@ def test_installed_wheel_finds_its_own_kernels(wheel, tmp_path):
     assert result.returncode == 0, result.stderr
     kernel, arch, apis = result.stdout.split("\n")[:3]
     assert "'wgmma'" in apis and "'mma'" in apis and "'ldmatrix'" in apis  # the gzip captures came along
-    assert Path(kernel) == target / "fraglab" / "apis" / "wmma.cu" and Path(kernel).is_file() and arch == "90"
+    assert Path(kernel) == target / "fraglab" / "_kernels" / "apis" / "wmma.cu" and Path(kernel).is_file()
+    assert arch == "90"
