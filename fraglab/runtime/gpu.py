@@ -165,5 +165,19 @@ def launch_poisoned(build: KernelBuild, name: str, blocks: int, inputs, out_shap
     return result
 
 
+def run_block(build: KernelBuild, name: str, threads: int, shared_mem: int, args) -> list[np.ndarray]:
+    """Run `name` as one block of `threads` threads with `shared_mem` bytes of dynamic shared memory; `args` in
+    the kernel's order are host arrays (copied to the GPU) and numpy scalars. Returns every array argument
+    copied back after the run (the outputs among them), in order."""
+    cp = cupy()
+    kernel = function(build, name)
+    if shared_mem > 48 * 1024:   # above 48 KiB a kernel must opt in
+        kernel.max_dynamic_shared_size_bytes = int(shared_mem)
+    device_args = [cp.asarray(np.ascontiguousarray(a)) if isinstance(a, np.ndarray) else a for a in args]
+    kernel((1,), (int(threads),), tuple(device_args), shared_mem=int(shared_mem))
+    synchronize()
+    return [a.get() for a in device_args if isinstance(a, cp.ndarray)]
+
+
 __all__ = ["GpuUnavailable", "CompileError", "cupy", "available", "compute_capability", "device_info",
-           "include_dirs", "module", "function", "launch_poisoned", "pack_parameters", "PackedLaunch"]
+           "include_dirs", "module", "function", "launch_poisoned", "pack_parameters", "PackedLaunch", "run_block"]

@@ -1,0 +1,102 @@
+"""The second method: Nsight Compute's shared-memory counters for the shipped cases.
+
+`count_cases` runs `ncu` on a child Python (`python -m fraglab.smem.counters CASES.json`) that launches the bank
+probe once per case (one warp, one repetition, no fill: the only shared-memory traffic is the case's
+instructions, each executed UNROLL times), and reads every l1tex shared-memory wavefront and bank-conflict
+metric the installed ncu offers. Wavefronts per instruction = the shared-memory wavefront count / (instructions
+x UNROLL).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from ..errors import GpuUnavailable
+
+TOTAL = "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum"
+PREFIXES = ("l1tex__data_pipe_lsu_wavefronts_mem_shared", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared")
+
+
+def ncu_path() -> str:
+    found = shutil.which("ncu") or ("/usr/local/cuda/bin/ncu" if Path("/usr/local/cuda/bin/ncu").exists() else None)
+    if found is None:
+        raise GpuUnavailable("Nsight Compute (ncu) is not installed")
+    return found
+
+
+def shared_metrics(ncu: str) -> list[str]:
+    """Every shared-memory wavefront / bank-conflict base metric this ncu knows, as .sum."""
+    listing = subprocess.run([ncu, "--query-metrics"], capture_output=True, text=True, timeout=120).stdout
+    names = sorted({line.split()[0] for line in listing.splitlines()
+                    if line.strip() and line.split()[0].startswith(PREFIXES)})
+    return [f"{n}.sum" for n in names] or [TOTAL]
+
+
+def parse_csv(text: str) -> dict[int, dict[str, float]]:
+    """ncu --csv: launch ID -> metric -> value."""
+    start = text.find('"ID"')
+    out: dict[int, dict[str, float]] = {}
+    for row in csv.DictReader(io.StringIO(text[start:] if start >= 0 else "")):
+        try:
+            value = float(str(row["Metric Value"]).replace(",", ""))
+        except (KeyError, ValueError):
+            continue
+        out.setdefault(int(row["ID"]), {})[row["Metric Name"]] = value
+    return out
+
+
+def count_cases(cases) -> dict[str, dict]:
+    """case name -> {metric: value, 'wavefronts': total shared wavefronts per case pass (= per instruction
+    summed over the case's instructions)}."""
+    from . import measure
+    from .verify import measurable
+
+    ncu = ncu_path()
+    chosen = [c for c in cases if measurable(c)]
+    metrics = shared_metrics(ncu)
+    if TOTAL not in metrics:
+        metrics.append(TOTAL)
+    with tempfile.TemporaryDirectory() as tmp:
+        names = Path(tmp) / "cases.json"
+        names.write_text(json.dumps([c.name for c in chosen]))
+        log = Path(tmp) / "ncu.csv"
+        proc = subprocess.run([ncu, "--csv", "--log-file", str(log), "--metrics", ",".join(metrics),
+                               "--kernel-name", "regex:bank_probe", sys.executable, "-m", "fraglab.smem.counters",
+                               str(names)], capture_output=True, text=True, timeout=500)
+        if proc.returncode != 0 or not log.exists():
+            raise GpuUnavailable(f"ncu failed ({proc.returncode}): {(proc.stderr or proc.stdout)[-300:]}")
+        by_launch = parse_csv(log.read_text())
+    results = {}
+    for launch, case in zip(sorted(by_launch), chosen):
+        values = by_launch[launch]
+        report = case.report("model")
+        per_pass = len(report.instructions) * measure.UNROLL
+        values = dict(values)
+        if TOTAL in values:
+            values["wavefronts"] = values[TOTAL] / measure.UNROLL
+            values["wavefronts_per_instruction"] = values[TOTAL] / per_pass
+        results[case.name] = values
+    return results
+
+
+def _child(names_file: str) -> None:
+    """Launch each named case once (what ncu counts), in the order given."""
+    from . import measure
+    from .verify import CASES
+
+    by_name = {c.name: c for c in CASES}
+    for name in json.loads(Path(names_file).read_text()):
+        case = by_name[name]
+        report = case.report("model")
+        measure.launch_once(report.access, report.instructions, report.layout.span_bytes)
+
+
+if __name__ == "__main__":
+    _child(sys.argv[1])

@@ -1,0 +1,33 @@
+"""On the GPU: the bank probe's measured wavefronts equal the model on every shipped case (or the hardware value
+the case documents where the H100 parts from the simple model), and the calibration is sane."""
+
+import numpy as np
+import pytest
+
+from fraglab.runtime import gpu
+from fraglab.smem.verify import CASES, measurable
+
+_OK, _WHY = gpu.available()
+pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not _OK, reason=f"no usable GPU: {_WHY}")]
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if measurable(c)], ids=lambda c: c.name)
+def test_measured_wavefronts_equal_the_model(case):
+    report = case.report("gpu")
+    expected = case.hardware if case.hardware is not None else report.predicted
+    got = report.measured
+    # every instruction within a quarter wavefront of a whole number: the calibration is trustworthy
+    frac = np.abs(report.measurement.wavefronts - np.rint(report.measurement.wavefronts))
+    assert frac.max() < 0.25, (case.name, report.measurement.wavefronts[:8])
+    assert got == expected, (case.name, got, expected, report.differing()[:8])
+
+
+def test_calibration_grows_with_wavefronts():
+    from fraglab.smem.access import parse_access
+    from fraglab.smem.analysis import analyze
+
+    report = analyze("(64,64):(64,1)", "f16", "ldmatrix.x4", source="gpu")
+    cal = report.measurement.calibration
+    cycles = [cal[k] for k in sorted(cal)]
+    assert all(b > a for a, b in zip(cycles, cycles[1:])), cal
+    assert parse_access("ld.b32").width == 4
