@@ -4,7 +4,7 @@
 probe once per case (one warp, one repetition, no fill: the only shared-memory traffic is the case's
 instructions, each executed UNROLL times), and reads every l1tex shared-memory wavefront and bank-conflict
 metric the installed ncu offers. Wavefronts per instruction = the shared-memory wavefront count / (instructions
-x UNROLL).
+x UNROLL); ncu's instruction counts say how many ran (ptxas may merge repeats), and the division uses them.
 """
 
 from __future__ import annotations
@@ -22,6 +22,15 @@ from ..errors import GpuUnavailable
 
 TOTAL = "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum"
 PREFIXES = ("l1tex__data_pipe_lsu_wavefronts_mem_shared", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared")
+# per access kind: (instructions executed, shared wavefronts of that kind); cp.async has no wavefront counter of
+# its own, only its bank conflicts (wavefronts = the fewest the bytes need + those conflicts)
+KIND_METRICS = {
+    "ld": ("sm__sass_inst_executed_op_shared_ld.sum", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"),
+    "ldmatrix": ("sm__sass_inst_executed_op_ldsm.sum", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"),
+    "st": ("sm__sass_inst_executed_op_shared_st.sum", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"),
+    "stmatrix": ("sm__sass_inst_executed_op_shared_stsm.sum", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"),
+    "cp.async": ("sm__sass_inst_executed_op_ldgsts.sum", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum"),
+}
 
 
 def ncu_path() -> str:
@@ -61,8 +70,7 @@ def count_cases(cases) -> dict[str, dict]:
     ncu = ncu_path()
     chosen = [c for c in cases if measurable(c)]
     metrics = shared_metrics(ncu)
-    if TOTAL not in metrics:
-        metrics.append(TOTAL)
+    metrics += [m for pair in KIND_METRICS.values() for m in pair if m not in metrics]
     with tempfile.TemporaryDirectory() as tmp:
         names = Path(tmp) / "cases.json"
         names.write_text(json.dumps([c.name for c in chosen]))
@@ -77,11 +85,16 @@ def count_cases(cases) -> dict[str, dict]:
     for launch, case in zip(sorted(by_launch), chosen):
         values = by_launch[launch]
         report = case.report("model")
-        per_pass = len(report.instructions) * measure.UNROLL
         values = dict(values)
-        if TOTAL in values:
-            values["wavefronts"] = values[TOTAL] / measure.UNROLL
-            values["wavefronts_per_instruction"] = values[TOTAL] / per_pass
+        executed_name, wavefront_name = KIND_METRICS[report.access.kind]
+        executed = values.get(executed_name, 0.0)
+        values["executed_expected"] = len(report.instructions) * measure.UNROLL
+        if executed > 0 and wavefront_name in values:
+            per = values[wavefront_name] / executed
+            if report.access.kind == "cp.async":   # conflicts only: add the fewest the bytes need
+                per += report.minimum / len(report.instructions)
+            values["wavefronts_per_instruction"] = per
+            values["wavefronts"] = per * len(report.instructions)
         results[case.name] = values
     return results
 

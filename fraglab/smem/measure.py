@@ -18,9 +18,10 @@ from .access import AccessSpec, Instruction
 OPS = {"ld": 0, "st": 1, "ldmatrix": 2, "stmatrix": 3, "cp.async": 4}
 UNROLL = 8                 # FL_UNROLL in bank_probe.cu
 REPS = 32
+TIMED_LAUNCHES = 3
 SHARED_BUDGET = 192 * 1024  # dynamic shared memory the probe's block takes at most (H100: 227 KiB)
 MAX_WARPS = 16
-CALIBRATION_WAVEFRONTS = (1, 2, 4, 8, 16, 32)
+CALIBRATION_WAVEFRONTS = (1, 2, 4, 8, 16, 32)   # of the b32 ladder
 NO_ADDRESS = 0xFFFFFFFF
 
 
@@ -49,19 +50,17 @@ def kernel_builds() -> list[KernelBuild]:
     return [PROBE_BUILD]
 
 
-def calibration_spec(spec: AccessSpec) -> AccessSpec:
-    """The b32 access of the same direction as `spec` (loads against loads, stores against stores)."""
-    return AccessSpec("ld" if spec.is_load else "st", 4)
+def calibration_plan(spec: AccessSpec) -> tuple[AccessSpec, np.ndarray, tuple[int, ...]]:
+    """(access, (k, 32) byte offsets, wavefronts of each row) of the calibration launched before `spec`.
 
-
-def calibration_addresses() -> np.ndarray:
-    """(6, 32) byte offsets: row j asks each of 32 // k banks for k distinct words, k = CALIBRATION_WAVEFRONTS[j]."""
+    Loads against b32 loads, stores against b32 stores: row j asks each of 32 // w banks for w distinct words,
+    w = 1, 2, 4, 8, 16, 32. cp.async against itself (its global-memory side costs cycles too, the same for every
+    pattern of one width): threads side by side (width / 4 wavefronts) and 128 bytes apart (32)."""
     lane = np.arange(32)
-    rows = []
-    for k in CALIBRATION_WAVEFRONTS:
-        per = 32 // k
-        rows.append(((lane % per) + (lane // per) * 32) * 4)
-    return np.array(rows, dtype=np.int64)
+    if spec.kind == "cp.async":
+        return spec, np.stack([lane * spec.width, lane * 128]), (spec.width // 4, 32)
+    rows = [((lane % (32 // k)) + (lane // (32 // k)) * 32) * 4 for k in CALIBRATION_WAVEFRONTS]
+    return AccessSpec("ld" if spec.is_load else "st", 4), np.array(rows, dtype=np.int64), CALIBRATION_WAVEFRONTS
 
 
 def address_table(instructions: list[Instruction]) -> np.ndarray:
@@ -87,12 +86,13 @@ def probe_shape(spec: AccessSpec, span_bytes: int) -> ProbeShape:
     return ProbeShape(warps, window, warps * window)
 
 
-def wavefronts_from_cycles(cycles: np.ndarray, calibration: np.ndarray) -> np.ndarray:
-    """Linear in cycles through the 1- and 32-wavefront calibration points."""
-    c1, c32 = float(calibration[0]), float(calibration[-1])
-    if c32 <= c1:
+def wavefronts_from_cycles(cycles: np.ndarray, calibration: dict) -> np.ndarray:
+    """Linear in cycles through the fewest- and most-wavefront calibration points."""
+    lo, hi = min(calibration), max(calibration)
+    c_lo, c_hi = float(calibration[lo]), float(calibration[hi])
+    if c_hi <= c_lo:
         return np.full(len(cycles), np.nan)
-    return 1.0 + 31.0 * (np.asarray(cycles, dtype=np.float64) - c1) / (c32 - c1)
+    return lo + (hi - lo) * (np.asarray(cycles, dtype=np.float64) - c_lo) / (c_hi - c_lo)
 
 
 @dataclass
@@ -102,9 +102,11 @@ class Measurement:
     calibration: dict              # wavefronts -> cycles per warp-instruction, of the calibration access
     warps: int
     device: dict
+    calibrated_by: str = "ld.b32"
 
     def to_dict(self) -> dict:
-        return {"method": "clock64 probe, calibrated", "warps": self.warps, "reps": REPS * UNROLL,
+        return {"method": "clock64 probe, calibrated", "calibrated_by": self.calibrated_by, "warps": self.warps,
+                "reps": REPS * UNROLL,
                 "calibration_cycles": {str(k): round(float(v), 3) for k, v in self.calibration.items()},
                 "device": self.device}
 
@@ -117,8 +119,15 @@ def _launch(spec: AccessSpec, table: np.ndarray, shape: ProbeShape, reps: int, f
     gsrc = np.arange(32 * 4, dtype=np.uint32)
     out = gpu.run_block(PROBE_BUILD, kernel_name(spec), shape.warps * 32, shape.shared,
                         [table.ravel(), np.int32(len(table)), np.int32(reps), np.uint32(shape.window), np.int32(fill),
-                         gsrc, cycles, sink])
+                         np.uint32(0), gsrc, cycles, sink])
     return out[2].astype(np.float64)
+
+
+def _median_launch(spec: AccessSpec, table: np.ndarray, shape: ProbeShape) -> np.ndarray:
+    """Per-instruction median cycles of TIMED_LAUNCHES launches after one warm-up (a lone instruction is timed in
+    one pass of the loop, where a cold instruction cache or a clock change shows)."""
+    _launch(spec, table, shape, REPS, 1)
+    return np.median([_launch(spec, table, shape, REPS, 1) for _ in range(TIMED_LAUNCHES)], axis=0)
 
 
 def measure(spec: AccessSpec, instructions: list[Instruction], span_bytes: int) -> Measurement:
@@ -132,13 +141,14 @@ def measure(spec: AccessSpec, instructions: list[Instruction], span_bytes: int) 
         raise GpuUnavailable("stmatrix needs sm_90")
     shape = probe_shape(spec, span_bytes)
     per_instruction = shape.warps * REPS * UNROLL
-    calibration_cycles = _launch(calibration_spec(spec), calibration_addresses().astype(np.uint32), shape, REPS,
-                                 1) / per_instruction
-    cycles = _launch(spec, address_table(instructions), shape, REPS, 1) / per_instruction
+    cal_spec, cal_addresses, cal_wavefronts = calibration_plan(spec)
+    calibration = dict(zip(cal_wavefronts, _median_launch(cal_spec, cal_addresses.astype(np.uint32), shape)
+                           / per_instruction))
+    cycles = _median_launch(spec, address_table(instructions), shape) / per_instruction
     info = gpu.device_info()
-    return Measurement(cycles, wavefronts_from_cycles(cycles, calibration_cycles),
-                       dict(zip(CALIBRATION_WAVEFRONTS, calibration_cycles)), shape.warps,
-                       {"gpu_name": info["gpu_name"], "compute_capability": info["compute_capability"]})
+    return Measurement(cycles, wavefronts_from_cycles(cycles, calibration), calibration, shape.warps,
+                       {"gpu_name": info["gpu_name"], "compute_capability": info["compute_capability"]},
+                       cal_spec.spelling)
 
 
 def launch_once(spec: AccessSpec, instructions: list[Instruction], span_bytes: int) -> None:
@@ -148,4 +158,4 @@ def launch_once(spec: AccessSpec, instructions: list[Instruction], span_bytes: i
 
 
 __all__ = ["PROBE_BUILD", "kernel_builds", "kernel_name", "measure", "launch_once", "Measurement",
-           "wavefronts_from_cycles", "calibration_addresses", "address_table", "probe_shape", "UNROLL"]
+           "wavefronts_from_cycles", "calibration_plan", "address_table", "probe_shape", "UNROLL"]

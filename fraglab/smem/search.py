@@ -29,9 +29,13 @@ class Candidate:
 
     @property
     def rank_key(self):
+        """Measured ones first (by measured wavefronts), then the rest by prediction; fewer padding bytes and
+        swizzle bits break ties."""
         wf = self.measured if self.measured is not None else self.predicted
         bits = self.layout.swizzle.bits if self.layout.swizzle else 0
-        return (wf, self.pad_bytes, bits, self.layout.spelling)
+        return (self.measured is None and self.ranked_measured, wf, self.pad_bytes, bits, self.layout.spelling)
+
+    ranked_measured = False   # set when some candidates were measured: the unmeasured then rank below them
 
     def to_dict(self) -> dict:
         out = {"layout": self.layout.spelling, "pad_bytes": self.pad_bytes,
@@ -107,13 +111,10 @@ def _measure_leaders(ranked, dtype, access, fragment, source) -> str:
         for c in chosen:
             c.measured = None
         return f"ranked by predicted wavefronts (the GPU probe failed: {str(exc).splitlines()[0]})"
-    # a candidate left unmeasured may not outrank a measured one on its prediction alone
-    worst = max(c.measured for c in chosen)
-    for c in ranked:
-        if c.measured is None:
-            c.measured = max(c.predicted, worst)
-    return (f"the best {len(chosen)} by prediction and the plain tile measured on the GPU; the rest ranked by "
-            "prediction below them")
+    for c in ranked:   # an unmeasured candidate may not outrank a measured one on its prediction alone
+        c.ranked_measured = True
+    return (f"the best {MEASURED_CANDIDATES} by prediction and the plain tile measured on the GPU; the rest "
+            "ranked by prediction below them")
 
 
 __all__ = ["Candidate", "candidates", "search", "PAD_BYTES"]

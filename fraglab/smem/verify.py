@@ -26,6 +26,9 @@ class SmemCase:
     addresses: tuple[int, ...] | None = None   # a raw pattern: one instruction, these byte addresses
     hardware: int | None = None                # wavefronts the H100 measured where they differ from the model
     why: str = ""
+    # wavefronts per instruction the clock method may be off by: cp.async's global-memory side makes its loop
+    # time noisy (the H100 gave 33.15 and 32.12 for one 32-wavefront pattern); ncu counts it exactly
+    tolerance: float = 0.0
 
     def report(self, source: str) -> SmemReport:
         if self.addresses is None:
@@ -50,6 +53,7 @@ def _raw(values) -> tuple[int, ...]:
 
 
 ACC = "mma.m16n8k16.accumulator.f32"
+CP_ASYNC_TOLERANCE = 1.0
 CASES: tuple[SmemCase, ...] = (
     SmemCase("ldmatrix.x4 row-major 64x64", "f16", "ldmatrix.x4", "(64,64):(64,1)",
              why="8 rows 128 B apart fall in the same 4 banks: 8-way in every phase"),
@@ -89,13 +93,13 @@ CASES: tuple[SmemCase, ...] = (
              why="32 words in one bank: the 32-way conflict"),
     SmemCase("ld.b16 row-major sweep 16x64", "f16", "ld.b16", "(16,64):(64,1)",
              why="two threads per word: shared, 1 wavefront"),
-    SmemCase("cp.async.16 row-major sweep 64x64", "f16", "cp.async.16", "(64,64):(64,1)"),
-    SmemCase("cp.async.16 a row per thread 32x8 of 64", "f16", "cp.async.16", "(32,8):(64,1)"),
-    SmemCase("cp.async.4 a column 32x2 of 64", "f16", "cp.async.4", "(32,2):(64,1)"),
+    SmemCase("cp.async.16 row-major sweep 64x64", "f16", "cp.async.16", "(64,64):(64,1)", tolerance=CP_ASYNC_TOLERANCE),
+    SmemCase("cp.async.16 a row per thread 32x8 of 64", "f16", "cp.async.16", "(32,8):(64,1)", tolerance=CP_ASYNC_TOLERANCE),
+    SmemCase("cp.async.4 a column 32x2 of 64", "f16", "cp.async.4", "(32,2):(64,1)", tolerance=CP_ASYNC_TOLERANCE),
     SmemCase("broadcast ld.b32, one word", "f16", "ld.b32", addresses=_raw(np.zeros(32)),
              why="all threads one word: one wavefront"),
-    SmemCase("broadcast ld.b128, one vector", "f16", "ld.b128", addresses=_raw(np.zeros(32)),
-             why="the model serves each quarter warp in its own phase"),
+    SmemCase("broadcast ld.b128, one vector", "f16", "ld.b128", addresses=_raw(np.zeros(32)), hardware=2,
+             why="the model serves each quarter warp in its own phase (4); the H100 takes 2"),
     SmemCase("ld.b128, 8 vectors twice over", "f16", "ld.b128", addresses=_raw((LANES % 8) * 16),
              why="quarter warps repeat the same 128 bytes"),
     SmemCase("ld.b64, half warps share", "f16", "ld.b64", addresses=_raw((LANES % 16) * 8),
@@ -130,11 +134,18 @@ class CaseRow:
             return "agrees"
         if self.case.hardware is not None and self.measured == self.case.hardware:
             return "differs (documented)"
+        if self.case.hardware is None and within_tolerance(self.case, self.measured_raw, self.predicted,
+                                                           self.instructions):
+            return "agrees (cp.async: within 1/instr)"
         return "DIFFERS"
 
     @property
     def ok(self) -> bool:
         return self.verdict != "DIFFERS"
+
+
+def within_tolerance(case: SmemCase, measured: float | None, predicted: int, instructions: int) -> bool:
+    return measured is not None and abs(measured - predicted) <= case.tolerance * instructions
 
 
 def run_cases(source: str = "gpu", cases=CASES) -> list[CaseRow]:
@@ -165,4 +176,4 @@ def verify_smem(echo=print) -> bool:
     return not bad
 
 
-__all__ = ["SmemCase", "CASES", "CaseRow", "run_cases", "rows_text", "verify_smem", "measurable"]
+__all__ = ["within_tolerance", "SmemCase", "CASES", "CaseRow", "run_cases", "rows_text", "verify_smem", "measurable"]

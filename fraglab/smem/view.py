@@ -136,7 +136,9 @@ def bank_map_figure(report: "SmemReport", index: int = 0) -> "Figure":
     ax.set_xticks([b + 0.5 for b in range(BANKS)], [str(b) for b in range(BANKS)], fontsize=7)
     ax.set_yticks([y + 0.5 for y in range(len(rows))], [label for label, _ in rows], fontsize=7)
     ax.xaxis.tick_top()
-    ax.set_xlabel("bank")
+    ax.xaxis.set_label_position("top")
+    ax.set_xlabel("bank   (red outline: a conflict, the bank's second or later word in the phase; + a shared word)",
+                  fontsize=8)
     ax.tick_params(length=0)
     for spine in ax.spines.values():
         spine.set_visible(False)

@@ -81,16 +81,20 @@ __device__ __forceinline__ void fl_smem_op(uint32_t addr, const char* gsrc, uint
 }
 
 // cycles[i]: clock64 cycles thread 0 saw around `reps` x FL_UNROLL x warps executions of instruction i.
+// zero: 0 at run time, unknown to ptxas: the UNROLL copies of an instruction get addresses ptxas cannot prove
+// equal, and a __syncwarp (a memory fence for the warp) ends each repetition of ldmatrix, which has no volatile
+// form: otherwise ptxas merges the copies and hoists them out of the loop, timing one where the loop means many.
 template <int OP, int BYTES, int NUM, bool TRANS>
 __global__ void bank_probe(const uint32_t* __restrict__ addrs, int n_instr, int reps, uint32_t window_bytes,
-                           int fill, const uint4* __restrict__ gsrc, long long* __restrict__ cycles,
+                           int fill, uint32_t zero, const uint4* __restrict__ gsrc, long long* __restrict__ cycles,
                            uint32_t* __restrict__ sink) {
     extern __shared__ __align__(1024) unsigned char fl_smem[];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const uint32_t base = static_cast<uint32_t>(__cvta_generic_to_shared(fl_smem));
-    const uint32_t window = (OP == FL_OP_LD || OP == FL_OP_LDMATRIX) ? 0u : window_bytes * warp;
+    constexpr bool shared_window = OP == FL_OP_LD || OP == FL_OP_LDMATRIX;   // loads: one copy for all warps
+    const uint32_t window = shared_window ? 0u : window_bytes * warp;
     if (fill) {  // a known pattern, so every load reads written memory
-        const uint32_t words = window_bytes * (blockDim.x >> 5) / 4;
+        const uint32_t words = (shared_window ? window_bytes : window_bytes * (blockDim.x >> 5)) / 4;
         for (uint32_t w = threadIdx.x; w < words; w += blockDim.x) reinterpret_cast<uint32_t*>(fl_smem)[w] = w;
     }
     __syncthreads();
@@ -102,13 +106,17 @@ __global__ void bank_probe(const uint32_t* __restrict__ addrs, int n_instr, int 
         const bool matrix = OP == FL_OP_LDMATRIX || OP == FL_OP_STMATRIX;
         const bool active = given != 0xFFFFFFFFu || matrix;
         if (given == 0xFFFFFFFFu) given = addrs[i * 32];
-        const uint32_t addr = base + window + given;
+        uint32_t addr[FL_UNROLL];
+#pragma unroll
+        for (int u = 0; u < FL_UNROLL; ++u) addr[u] = base + window + given + zero * u;
         __syncthreads();
         const long long start = clock64();
         for (int k = 0; k < reps; ++k) {
 #pragma unroll
-            for (int u = 0; u < FL_UNROLL; ++u) if (active) fl_smem_op<OP, BYTES, NUM, TRANS>(addr, src, r);
+            for (int u = 0; u < FL_UNROLL; ++u)
+                if (active) fl_smem_op<OP, BYTES, NUM, TRANS>(addr[u], src, r);
             if constexpr (OP == FL_OP_CPASYNC) asm volatile("cp.async.wait_all;" ::: "memory");
+            if constexpr (OP == FL_OP_LDMATRIX) __syncwarp();
         }
         __syncthreads();
         if (threadIdx.x == 0) cycles[i] = clock64() - start;

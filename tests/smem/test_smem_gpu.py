@@ -15,11 +15,14 @@ pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not _OK, reason=f"no usable GP
 def test_measured_wavefronts_equal_the_model(case):
     report = case.report("gpu")
     expected = case.hardware if case.hardware is not None else report.predicted
-    got = report.measured
+    raw = report.measurement.wavefronts
+    if case.tolerance:   # cp.async: the clock is noisy by its global side; its documented bound per instruction
+        assert np.abs(raw - np.array([m.wavefronts for m in report.models])).max() <= case.tolerance, raw[:8]
+        return
     # every instruction within a quarter wavefront of a whole number: the calibration is trustworthy
-    frac = np.abs(report.measurement.wavefronts - np.rint(report.measurement.wavefronts))
-    assert frac.max() < 0.25, (case.name, report.measurement.wavefronts[:8])
-    assert got == expected, (case.name, got, expected, report.differing()[:8])
+    frac = np.abs(raw - np.rint(raw))
+    assert frac.max() < 0.25, (case.name, raw[:8])
+    assert report.measured == expected, (case.name, report.measured, expected, report.differing()[:8])
 
 
 def test_calibration_grows_with_wavefronts():
