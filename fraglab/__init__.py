@@ -5,6 +5,8 @@ The package root only re-exports; nothing inside fraglab imports it. Public API,
     fraglab.gemm(a, b, ...)          the tensor-core / SIMT GEMM with a fused epilogue (fraglab.gemm.api.gemm)
     fraglab.layout(frag, shape=, dtype=, layout=, api=, source=, method=, atlas=)
                                      one fragment's Layout (.holders(r, c), .to_numpy(), .to_dict(), .table(), .figure())
+    fraglab.smem(layout, dtype=, access=, fragment=, tile=, source=)
+                                     shared-memory banks and wavefronts of one access (fraglab.smem.analysis)
     fraglab.catalogue(api=None)      every fragment fraglab knows, as `fraglab list --format json` lists them
     fraglab.FAMILIES                 the instruction families (fraglab.apis.FAMILIES)
     fraglab.FraglabError             the base of every error fraglab reports
@@ -19,6 +21,7 @@ from ._version import __version__
 # name -> (module, attribute), imported on first access so `import fraglab` stays free of CuPy and matplotlib
 _LAZY = {
     "layout": ("fraglab.lookup", "layout"),
+    "smem": ("fraglab.smem", "smem"),
     "catalogue": ("fraglab.lookup", "catalogue"),
     "FAMILIES": ("fraglab.apis", "FAMILIES"),
     "get_family": ("fraglab.apis", "get_family"),

@@ -111,7 +111,10 @@ def verify() -> bool:
     bad = [r for r in rows if not r.ok]
     con.print(f"{len(rows) - len(bad)} of {len(rows)} fragments agree on {captured.describe()}; "
               f"{len(captured.refused)} refused")
-    return not bad
+    from ..smem.verify import verify_smem   # the shipped shared-memory cases, model against the bank probe
+
+    smem_ok = verify_smem(lambda text: con.print(text, markup=False, highlight=False))
+    return not bad and smem_ok
 
 
 def verify_command():
