@@ -103,6 +103,20 @@ def test_every_peak_kernel_compiles(build, arch):
     assert "wgmma" not in log, log[-3000:]
 
 
+def _smem_builds():
+    from fraglab.smem.measure import kernel_builds
+
+    return [pytest.param(build, id=build.entry) for build in kernel_builds()]
+
+
+@pytest.mark.parametrize("build", _smem_builds())
+def test_every_bank_probe_kernel_compiles(build):
+    """`fraglab smem`'s bank probe (kernels/smem/bank_probe.cu), every access form it may launch; sm_90 for
+    stmatrix."""
+    ok, log = nvrtc_offline.compile_build(build, "sm_90")
+    assert ok, log[-3000:]
+
+
 def test_the_wgmma_peak_kernels_need_the_sm90a_target():
     # Why PEAK_WGMMA_BUILD forces sm_90a: the same source for plain sm_90 is refused by ptxas.
     from fraglab.bench import peak
@@ -119,4 +133,4 @@ def test_sources_hash_covers_every_cuda_file_in_the_package():
 
     found = {p.relative_to(kernels_dir()).as_posix() for p in source_files()}
     assert {"apis/wmma.cu", "gemm/wmma.cu", "gemm/simt.cu", "gemm/epilogue.cuh", "bench/peak.cu",
-            "bench/peak_wgmma.cu"} <= found
+            "bench/peak_wgmma.cu", "smem/bank_probe.cu"} <= found

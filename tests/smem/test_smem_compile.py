@@ -1,32 +1,17 @@
-"""The bank probe compiles with NVRTC from pip wheels for sm_90, every instantiation the wing may launch."""
+"""The bank probe's build names every access form the measurement may launch (tests/runtime/
+test_compile_kernels.py compiles it with NVRTC from pip wheels)."""
 
-import pytest
-
-nvrtc_offline = pytest.importorskip("fraglab.runtime.nvrtc_offline")
-
-
-def _ready():
-    try:
-        nvrtc_offline.wheel_include_dir()
-        import cuda.bindings.nvrtc  # noqa: F401
-        return True, ""
-    except (nvrtc_offline.OfflineCompilerUnavailable, ImportError) as exc:
-        return False, str(exc)
+from fraglab.smem import measure
+from fraglab.smem.access import parse_access
 
 
-ready, why = _ready()
-
-
-@pytest.mark.skipif(not ready, reason=f"offline NVRTC unavailable: {why} (pip install -e .[dev])")
-@pytest.mark.parametrize("index", range(1))
-def test_every_bank_probe_instantiation_compiles(index):
-    from fraglab.smem.measure import kernel_builds
-
-    build = kernel_builds()[index]
-    # every access form the measurement can ask for is in the build (wgmma is model only)
-    assert len(build.name_expressions) == 4 + 4 + 6 + 6 + 3
-    ok, log = nvrtc_offline.compile_build(build, "sm_90")
-    assert ok, log[-3000:]
+def test_every_timed_access_form_is_in_the_build():
+    names = set(measure.PROBE_BUILD.name_expressions)
+    forms = [f"{k}.b{8 * w}" for k in ("ld", "st") for w in (2, 4, 8, 16)]
+    forms += [f"{k}.x{n}{t}" for k in ("ldmatrix", "stmatrix") for n in (1, 2, 4) for t in ("", ".trans")]
+    forms += [f"cp.async.{w}" for w in (4, 8, 16)]
+    assert {measure.kernel_name(parse_access(f)) for f in forms} == names and len(names) == 23
+    assert measure.kernel_builds() == [measure.PROBE_BUILD]
 
 
 def test_the_probe_source_is_in_the_sources_hash():
