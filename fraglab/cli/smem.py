@@ -53,6 +53,8 @@ def smem_command(
         raise InputError("invalid --source atlas: shared-memory answers come from the GPU or the model; valid "
                          "choices are auto, gpu, model", argument="source")
     if search:
+        if layout is not None:
+            raise InputError("--search ranks the layouts of a row-major --tile; leave out --layout", argument="layout")
         _search(tile, dtype, access, fragment, source.value, fmt, out)
         return
     if layout is None:

@@ -98,8 +98,8 @@ def _fit(line: str, width: int = 80) -> str:
 
 
 def search_text(ranked, note: str, access: str, tile: str, dtype: str, top: int = 12) -> str:
-    lines = [f"{access} over a {tile} {dtype} tile: {len(ranked)} candidate layouts; {note}",
-             f"best: {ranked[0].layout.spelling}", "",
+    head = f"{access} over a {tile} {dtype} tile: {len(ranked)} candidate layouts; {note}"
+    lines = [*textwrap.wrap(head, 80, subsequent_indent="  "), f"best: {ranked[0].layout.spelling}", "",
              f"{'rank':>4}  {'predicted':>9}  {'measured':>8}  {'fewest':>6}  {'pad B':>5}  layout"]
     for i, c in enumerate(ranked[:top]):
         measured = "-" if c.measured is None else str(c.measured)
