@@ -4,6 +4,7 @@ what it measured. `fraglab.smem(...)` and `fraglab smem` both come here.
     >>> r = fraglab.smem("Sw<3,3,3> o (64,64):(64,1)", dtype="f16", access="ldmatrix.x4", source="model")
     >>> r.predicted, r.minimum          # wavefronts of all instructions, and the fewest their bytes need
     >>> r.to_dict()["instructions"][0]  # per thread: byte offsets and banks; per instruction: wavefronts
+    >>> print(r.table(0)); r.figure(0)  # the bank map of instruction 0, as text and as a Figure
 """
 
 from __future__ import annotations
@@ -117,6 +118,18 @@ class SmemReport:
         """Instructions whose measured wavefronts differ from the model's."""
         got = self.measured_per_instruction()
         return [] if got is None else [i for i, (g, m) in enumerate(zip(got, self.models)) if g != m.wavefronts]
+
+    def table(self, index: int = 0) -> str:
+        """The bank map of instruction `index` as 80-column text (what `fraglab smem` prints)."""
+        from .view import bank_map_text
+
+        return bank_map_text(self, index)
+
+    def figure(self, index: int = 0):
+        """The bank map of instruction `index` as a matplotlib Figure (`fraglab smem --format png`)."""
+        from .view import bank_map_figure
+
+        return bank_map_figure(self, index)
 
     def to_dict(self) -> dict:
         meas = self.measurement

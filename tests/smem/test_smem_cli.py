@@ -95,3 +95,5 @@ def test_python_api_is_the_package_called():
 
     r = fraglab.smem("Sw<3,3,3> o (64,64):(64,1)", dtype="f16", access="ldmatrix.x4", source="model")
     assert (r.predicted, r.minimum) == (64, 64) and r.measured is None
+    assert r.table(1).splitlines()[3].startswith("instruction 1: predicted 4")
+    assert r.figure(0).axes
