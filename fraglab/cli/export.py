@@ -116,7 +116,7 @@ def where_command(
     source: Source = SourceChoice.auto, atlas: AtlasFile = None, method: Method = None,
     format: Annotated[str, typer.Option("--format", help="table | json")] = "table",
 ):
-    """Every holder of element (row, col): thread, lane, warp, slot, register and bits."""
+    """Every holder of element (row, col): thread, warp, lane, slot, register and bits."""
     from ..export import query
 
     _check_format(("table", "json"), format, "where")
@@ -125,7 +125,7 @@ def where_command(
 
 
 def what_command(
-    lane: Annotated[int, typer.Option(help="Thread: the lane 0..31 (0..127 for wgmma's warpgroup)")],
+    thread: Annotated[int, typer.Option("--thread", "--lane", help="Thread: its index in the instruction's thread group, 0..31 (0..127 for wgmma's warpgroup); --lane is the older name")],
     slot: Annotated[int, typer.Option(help="Slot (fragment element index) of that thread")],
     api: Api = "wmma", frag: Frag = None, shape: Shape = None, dtype: Dtype = None, layout: MemLayout = None,
     num: Num = None, trans: Trans = None, swizzle: Swizzle = None, major: Major = None,
@@ -137,7 +137,7 @@ def what_command(
 
     _check_format(("table", "json"), format, "what")
     chosen = _layout(api, frag, shape, dtype, layout, num, trans, source, atlas, swizzle, major, method)
-    typer.echo(query.what_text(chosen, lane, slot, format).rstrip("\n"))
+    typer.echo(query.what_text(chosen, thread, slot, format).rstrip("\n"))
 
 
 def html_command(

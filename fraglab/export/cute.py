@@ -1,7 +1,10 @@
 """CuTe form of a layout: a (thread mode, value mode) -> tile index layout as shape:stride.
 
-The tile index is CuTe's column-major one, index = row + col * rows, so the sm_80 A operand of
-mma.m16n8k16 reads ((4,8),(2,2,2)):((32,1),(16,8,128)), as in CUTLASS's mma_traits_sm80.hpp.
+The tile index is CuTe's column-major one over the tile CUTLASS's MMA_Traits index: A as (M,K), B as (N,K)
+(fraglab's B is K x N, so B's CuTe tile is its transpose: index = n + k * N) and C as (M,N), so the sm_80
+A operand of mma.m16n8k16 reads ((4,8),(2,2,2)):((32,1),(16,8,128)) and its B ((4,8),(2,2)):((16,1),(8,64)),
+as in CUTLASS's mma_traits_sm80.hpp. `to_cute(layout)` alone keeps fraglab's own tile (index = row + col *
+rows, what the C++ header computes); `cutlass=True` gives CUTLASS's, which `render` writes.
 Each mode is inferred on its own (CuTe splits a thread or slot index colexicographically, first factor
 fastest) and comes out coalesced: its factors are maximal runs of one stride. Where no shape:stride form
 exists, the nearest composed form is searched: the layout over a selection of slots, or CuTe's
@@ -32,6 +35,7 @@ class CuteLayout:
     value_stride: Mode
     rows: int
     cols: int
+    transposed: bool = False  # the tile is fraglab's (rows x cols) transposed: CUTLASS's (N,K) for B
 
     def __call__(self, thread, slot):
         """The tile index of (thread, slot); numpy arrays broadcast."""
@@ -39,8 +43,10 @@ class CuteLayout:
             _eval_mode(self.value_shape, self.value_stride, slot)
 
     def row_col(self, thread, slot):
+        """fraglab's (row, col) of (thread, slot) (for a transposed tile, (k, n) from index n + k * N)."""
         index = self(thread, slot)
-        return index % self.rows, index // self.rows
+        first, second = index % self.rows, index // self.rows
+        return (second, first) if self.transposed else (first, second)
 
     @property
     def threads(self) -> int:
@@ -154,7 +160,7 @@ def swizzle(offset, bits: int, base: int, shift: int):
     return offset ^ ((offset & mask) >> shift)
 
 
-def _slot_selection(layout, idx: np.ndarray) -> tuple[str, dict] | None:
+def _slot_selection(idx: np.ndarray, tile: tuple[int, int, bool]) -> tuple[str, dict] | None:
     """The layout over the slots that hold distinct elements, composed with that selection."""
     held = np.all(idx >= 0, axis=0)
     keep: list[int] = []
@@ -163,7 +169,7 @@ def _slot_selection(layout, idx: np.ndarray) -> tuple[str, dict] | None:
             keep.append(v)
     if not keep or len(keep) == idx.shape[1]:
         return None
-    found = _infer(idx[:, keep], layout.spec.rows, layout.spec.cols)
+    found = _infer(idx[:, keep], *tile)
     if found is None:
         return None
     dropped = [v for v in range(idx.shape[1]) if v not in keep]
@@ -172,7 +178,7 @@ def _slot_selection(layout, idx: np.ndarray) -> tuple[str, dict] | None:
     return text, {"layout": found.to_json(), "slots": keep}
 
 
-def _swizzled(layout, idx: np.ndarray) -> tuple[str, dict] | None:
+def _swizzled(idx: np.ndarray, tile: tuple[int, int, bool]) -> tuple[str, dict] | None:
     """L o Swizzle<B,M,S> o (T,V):(V,1): the map un-swizzled on the flat offset thread * V + slot is a layout.
 
     This is CuTe's ComposedLayout for swizzled shared memory (wgmma's 32B/64B/128B operands, where a
@@ -188,25 +194,46 @@ def _swizzled(layout, idx: np.ndarray) -> tuple[str, dict] | None:
         for shift in range(1, width - bits + 1):
             for base in range(0, width - bits - shift + 1):
                 moved = swizzle(offsets, bits, base, shift)
-                found = _infer(idx.ravel()[moved].reshape(threads, slots), layout.spec.rows, layout.spec.cols)
+                found = _infer(idx.ravel()[moved].reshape(threads, slots), *tile)
                 if found is None:
                     continue
                 # L takes the flat offset colexicographically: the slot mode first, then the thread mode.
                 flat = CuteLayout(found.value_shape, found.value_stride, found.thread_shape, found.thread_stride,
-                                  found.rows, found.cols)
+                                  found.rows, found.cols, found.transposed)
                 text = f"{flat.text()} o Swizzle<{bits},{base},{shift}> o ({threads},{slots}):({slots},1)"
                 return text, {"layout": flat.to_json(), "swizzle": [bits, base, shift],
                               "offset": {"shape": [threads, slots], "stride": [slots, 1]}}
     return None
 
 
-def _nearest(layout, idx: np.ndarray) -> tuple[str, dict | None]:
+def _nearest(idx: np.ndarray, tile: tuple[int, int, bool]) -> tuple[str, dict | None]:
     """The closest composed form that exists (text, structure), or ("", None)."""
-    found = _slot_selection(layout, idx) or _swizzled(layout, idx)
+    found = _slot_selection(idx, tile) or _swizzled(idx, tile)
     return found if found is not None else ("", None)
 
 
-def _infer(idx: np.ndarray, rows: int, cols: int) -> CuteLayout | None:
+def cute_tile(spec) -> tuple[int, int, bool]:
+    """(rows, cols, transposed) of CuTe's column-major tile for `spec`, as CUTLASS's MMA_Traits index it:
+    A (M,K) and C (M,N) as fraglab's tile, B (N,K) the transpose of fraglab's K x N."""
+    if spec.frag == "matrix_b":
+        return spec.cols, spec.rows, True
+    return spec.rows, spec.cols, False
+
+
+def cute_index_map(layout, cutlass: bool = True) -> np.ndarray:
+    """(threads, slots) column-major index into CuTe's tile (cute_tile), or fraglab's with cutlass=False; -1 where empty."""
+    if not cutlass or not cute_tile(layout.spec)[2]:
+        return index_map(layout)
+    row = np.asarray(layout.row, dtype=np.int64)
+    col = np.asarray(layout.col, dtype=np.int64)
+    return np.where(row >= 0, col + row * layout.spec.cols, -1)
+
+
+def _tile_of(layout, cutlass: bool) -> tuple[int, int, bool]:
+    return cute_tile(layout.spec) if cutlass else (layout.spec.rows, layout.spec.cols, False)
+
+
+def _infer(idx: np.ndarray, rows: int, cols: int, transposed: bool = False) -> CuteLayout | None:
     if (idx < 0).any() or idx[0, 0] != 0:
         return None
     if not np.array_equal(idx, idx[:, :1] + idx[:1, :]):
@@ -215,13 +242,15 @@ def _infer(idx: np.ndarray, rows: int, cols: int) -> CuteLayout | None:
     value = infer_mode(idx[0, :])
     if thread is None or value is None:
         return None
-    return CuteLayout(thread[0], thread[1], value[0], value[1], rows, cols)
+    return CuteLayout(thread[0], thread[1], value[0], value[1], rows, cols, transposed)
 
 
-def to_cute(layout) -> CuteLayout:
-    """The CuTe layout of `layout`, or NoExportForm saying why none exists and the nearest form."""
-    idx = index_map(layout)
-    found = _infer(idx, layout.spec.rows, layout.spec.cols)
+def to_cute(layout, cutlass: bool = False) -> CuteLayout:
+    """The CuTe layout of `layout` over fraglab's tile, or CUTLASS's tile with cutlass=True (B as (N,K)),
+    or NoExportForm saying why none exists and the nearest form."""
+    idx = cute_index_map(layout, cutlass)
+    tile = _tile_of(layout, cutlass)
+    found = _infer(idx, *tile)
     if found is not None:
         return found
     empty = int(np.sum(idx < 0))
@@ -231,18 +260,27 @@ def to_cute(layout) -> CuteLayout:
         why = f"thread 0 slot 0 holds index {int(idx[0, 0])}, and a CuTe layout maps (0, 0) to 0"
     else:
         why = _why_not(idx)
-    text, composed = _nearest(layout, idx)
+    text, composed = _nearest(idx, tile)
     error = NoExportForm(f"{title(layout)} has no CuTe shape:stride form: {why}", text)
     error.composed = composed
     raise error
 
 
+def tile_comment(layout) -> str:
+    """CuTe's comment over CUTLASS's tile with its index, e.g. (T32,V4) -> (N8,K16), index = n + k * 8."""
+    if not cute_tile(layout.spec)[2]:
+        return f"{mapping_comment(layout)}, index = row + col * {layout.spec.rows}"
+    k, n = layout.spec.rows, layout.spec.cols
+    return f"(T{layout.threads},V{layout.num_elements}) -> (N{n},K{k}), index = n + k * {n}"
+
+
 def render(layout, fmt: str = "text", name: str = "FragLayout") -> str:
-    """`text`: the comment, the C++ type and the shape:stride text; `json`: shape and stride as nested lists."""
-    cute = to_cute(layout)
+    """`text`: the comment, the C++ type and the shape:stride text; `json`: shape and stride as nested lists.
+    Both over CUTLASS's tile (B as (N,K)), so they read as the MMA_Traits' ALayout, BLayout and CLayout."""
+    cute = to_cute(layout, cutlass=True)
     if fmt == "json":
         return json.dumps(cute.to_json())
-    return (f"// {title(layout)}: {mapping_comment(layout)}, index = row + col * {layout.spec.rows}\n"
+    return (f"// {title(layout)}: {tile_comment(layout)}\n"
             f"// source: {source_line(layout)}\n"
             f"{cute.cpp(name)}\n"
             f"// {cute.text()}\n")

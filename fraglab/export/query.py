@@ -1,8 +1,8 @@
 """Queries on one layout: who holds element (row, col), and what a thread's slot holds.
 
 `where` lists every holder (a replicated element has several); `what` names one slot's element.
-Both give the 32-bit register the slot is packed in and its bits there, and the warp for wgmma's
-128 threads. Out-of-range input is an InputError naming the argument and the valid range.
+Both give the 32-bit register the slot is packed in and its bits there. Vocabulary: `thread` is the index in
+the instruction's thread group (0..127 for wgmma's warpgroup), `warp` its warp and `lane` its lane there. Out-of-range input is an InputError naming the argument and the valid range.
 """
 
 from __future__ import annotations
@@ -21,12 +21,12 @@ def _check(value: int, limit: int, argument: str) -> None:
 
 def _slot_info(layout, thread: int, slot: int) -> dict:
     register, bits = register_and_bits(layout, slot)
-    return {"lane": thread % 32, "warp": warp_of(thread), "thread": thread, "slot": slot,
+    return {"thread": thread, "warp": warp_of(thread), "lane": thread % 32, "slot": slot,
             "register": register, "bits": bits}
 
 
 def where(layout, row: int, col: int) -> list[dict]:
-    """Every holder of (row, col): [{"lane", "warp", "thread", "slot", "register", "bits"}], in (thread, slot) order."""
+    """Every holder of (row, col): [{"thread", "warp", "lane", "slot", "register", "bits"}], in (thread, slot) order."""
     _check(row, layout.spec.rows, "row")
     _check(col, layout.spec.cols, "col")
     hits = np.argwhere((np.asarray(layout.row) == row) & (np.asarray(layout.col) == col))
@@ -35,7 +35,7 @@ def where(layout, row: int, col: int) -> list[dict]:
 
 def what(layout, thread: int, slot: int) -> dict:
     """{"row", "col", ...} of a thread's slot (row and col None where the slot holds nothing)."""
-    _check(thread, layout.threads, "lane")
+    _check(thread, layout.threads, "thread")
     _check(slot, layout.num_elements, "slot")
     r, c = int(layout.row[thread, slot]), int(layout.col[thread, slot])
     held = r >= 0

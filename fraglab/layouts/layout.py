@@ -175,7 +175,7 @@ class Layout:
                 held = self.row[t, s] != NO_ELEMENT
                 reads = int(self.mma_reads[t, s])
                 slots.append({
-                    "lane": t, "slot": s,
+                    "thread": t, "slot": s,
                     "row": int(self.row[t, s]) if held else None,
                     "col": int(self.col[t, s]) if held else None,
                     "mma_reads": None if reads == UNKNOWN else bool(reads),
@@ -200,14 +200,14 @@ class Layout:
             reads = np.full((threads, ne), UNKNOWN, dtype=np.int8)
             seen = np.zeros((threads, ne), dtype=bool)
             for entry in data["slots"]:
-                t, s = int(entry["lane"]), int(entry["slot"])
+                t, s = int(entry[_thread_key(entry)]), int(entry["slot"])
                 seen[t, s] = True
                 if entry["row"] is not None:
                     row[t, s], col[t, s] = int(entry["row"]), int(entry["col"])
                 if entry.get("mma_reads") is not None:
                     reads[t, s] = 1 if entry["mma_reads"] else 0
             if not seen.all():
-                raise LayoutFormatError("slots must list every (lane, slot) pair")
+                raise LayoutFormatError("slots must list every (thread, slot) pair")
             return cls(spec, data["method"], Source.from_dict(data["source"]), row, col, reads)
         except (KeyError, TypeError, IndexError) as exc:
             raise LayoutFormatError(f"not a fraglab layout document: {exc!r}") from exc
@@ -216,10 +216,10 @@ class Layout:
     def from_json(cls, text: str) -> "Layout":
         return cls.from_dict(json.loads(text))
 
-    CSV_COLUMNS = ("lane", "slot", "register", "row", "col", "mma_reads")
+    CSV_COLUMNS = ("thread", "slot", "register", "row", "col", "mma_reads")
 
     def to_csv(self) -> str:
-        """One row per (lane, slot); identity and source go in leading '#' comment lines."""
+        """One row per (thread, slot); identity and source go in leading '#' comment lines."""
         buf = io.StringIO()
         s = self.spec
         extras = "".join(f" {name}={value}" for name, value in s.extras().items())
@@ -253,18 +253,25 @@ class Layout:
             extras["trans"] = extras["trans"] == "True"
         source = Source.from_dict(json.loads(header[1].split(":", 1)[1]))
         rows = list(csv.DictReader([ln for ln in lines if not ln.startswith("#")]))
-        threads = 1 + max(int(r["lane"]) for r in rows)
+        key = _thread_key(rows[0]) if rows else "thread"
+        threads = 1 + max(int(r[key]) for r in rows)
         ne = 1 + max(int(r["slot"]) for r in rows)
         row = np.full((threads, ne), NO_ELEMENT, dtype=np.int32)
         col = row.copy()
         reads = np.full((threads, ne), UNKNOWN, dtype=np.int8)
         for r in rows:
-            t, s = int(r["lane"]), int(r["slot"])
+            t, s = int(r[key]), int(r["slot"])
             if r["row"] != "":
                 row[t, s], col[t, s] = int(r["row"]), int(r["col"])
             if r["mma_reads"] != "":
                 reads[t, s] = int(r["mma_reads"])
         return cls(FragmentSpec(api, frag, shape, dtype, layout, **extras), method, source, row, col, reads)
+
+
+def _thread_key(entry: dict) -> str:
+    """The thread's field in a slot entry: `thread` (the index in the instruction's thread group, 0..127 for
+    wgmma), or `lane`, which files written before the one vocabulary used for the same index."""
+    return "thread" if "thread" in entry else "lane"
 
 
 def with_reads(layout: Layout, reads_from: Layout | None) -> Layout:

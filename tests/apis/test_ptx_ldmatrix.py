@@ -214,7 +214,7 @@ def test_layout_command_answers_ldmatrix_from_the_bundled_atlas(no_gpu):
     assert doc["source"]["kind"] == "atlas" and (doc["num"], doc["trans"]) == (4, True)
     expected = isa_map(ld.MatrixMove("ldmatrix", 4, True))
     for s in doc["slots"]:
-        assert (s["row"], s["col"]) == tuple(expected[s["lane"], s["slot"]])
+        assert (s["row"], s["col"]) == tuple(expected[s["thread"], s["slot"]])
 
 
 @pytest.mark.parametrize("args, option, choices", [

@@ -349,7 +349,7 @@ def test_layout_command_answers_mma_from_the_bundled_atlas(no_gpu):
     doc = json.loads(result.output)
     assert doc["source"]["kind"] == "atlas" and "H100" in doc["source"]["gpu_name"]
     assert (doc["threads"], doc["num_elements"], doc["rows"], doc["cols"]) == (32, 8, 16, 16)
-    got = {(s["lane"], s["slot"]): (s["row"], s["col"]) for s in doc["slots"]}
+    got = {(s["thread"], s["slot"]): (s["row"], s["col"]) for s in doc["slots"]}
     assert all(got[(lane, i)] == isa_a("m16n8k16", "f16", lane, i) for lane in range(32) for i in range(8))
 
 

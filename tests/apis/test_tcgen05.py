@@ -306,7 +306,7 @@ def test_layout_json_is_the_model(no_gpu):
     doc = json.loads(result.output)
     assert doc["threads"] == 32 and doc["rows"] == 16 and doc["cols"] == 4 and doc["num_elements"] == 2
     assert doc["source"]["kind"] == "model" and "not measured" in doc["source"]["model"]
-    got = {(s["lane"], s["slot"]): (s["row"], s["col"]) for s in doc["slots"]}
+    got = {(s["thread"], s["slot"]): (s["row"], s["col"]) for s in doc["slots"]}
     want = isa_map("16x32bx2", 2)
     assert got == {(t, r): tuple(want[t, r]) for t in range(32) for r in range(2)}
 

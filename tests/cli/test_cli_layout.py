@@ -48,7 +48,7 @@ def test_layout_csv_to_stdout(no_gpu):
     result = run("layout", "--frag", "matrix_b", "--dtype", "u8", "--format", "csv")
     assert result.exit_code == 0
     lines = result.output.splitlines()
-    assert lines[0].startswith("# fraglab") and lines[2] == "lane,slot,register,row,col,mma_reads"
+    assert lines[0].startswith("# fraglab") and lines[2] == "thread,slot,register,row,col,mma_reads"
     assert len(lines) == 3 + 32 * 8
 
 

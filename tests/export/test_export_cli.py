@@ -97,7 +97,7 @@ def test_where_and_what_json():
     layout = recorded("wmma.matrix_a.m16n16k16.f16.row")
     where = run("where", "--frag", "matrix_a", "--source", "atlas", "--row", "3", "--col", "5", "--format", "json")
     assert where.exit_code == 0, where.output
-    holders = [(h["lane"], h["slot"]) for h in json.loads(where.stdout)]
+    holders = [(h["thread"], h["slot"]) for h in json.loads(where.stdout)]
     assert holders == [tuple(int(x) for x in ts) for ts in np.argwhere((layout.row == 3) & (layout.col == 5))]
     what = run("what", "--frag", "matrix_a", "--source", "atlas", "--lane", "14", "--slot", "9", "--format", "json")
     doc = json.loads(what.stdout)
@@ -134,7 +134,8 @@ def test_diff_of_a_layout_with_itself_exits_zero(tmp_path):
 @pytest.mark.parametrize("args, argument", [
     (("export", "--to", "cute", "--api", "nosuch", "--frag", "matrix_a"), "--api"),
     (("where", "--frag", "matrix_a", "--source", "atlas", "--row", "16", "--col", "0"), "--row"),
-    (("what", "--frag", "matrix_a", "--source", "atlas", "--lane", "32", "--slot", "0"), "--lane"),
+    (("what", "--frag", "matrix_a", "--source", "atlas", "--thread", "32", "--slot", "0"), "--thread"),
+    (("what", "--frag", "matrix_a", "--source", "atlas", "--lane", "32", "--slot", "0"), "--thread"),
     (("export", "--to", "cute", "--frag", "matrix_a", "--source", "atlas", "--format", "python"), "--format"),
     (("export", "--to", "header", "--frag", "matrix_a", "--source", "atlas", "--name", "9x"), "--name"),
     (("export", "--to", "triton", "--frag", "matrix_a", "--shape", "m16n16k99"), "--shape"),

@@ -21,7 +21,7 @@ def test_where_lists_both_holders_of_a_replicated_wmma_element():
     a = wmma_f16_a_formula()
     # PTX A order: (3, 5) is row g=3, col 2t+1 with t=2 -> lane 14, slot 1; slot 9 repeats slot 1
     found = query.where(a, 3, 5)
-    assert [(h["lane"], h["slot"]) for h in found] == [(14, 1), (14, 9)]
+    assert [(h["thread"], h["slot"]) for h in found] == [(14, 1), (14, 9)]
     # f16: two per 32-bit register, the odd slot in the high half
     assert [(h["register"], h["bits"]) for h in found] == [(0, "16-31"), (4, "16-31")]
 
@@ -41,15 +41,16 @@ def test_wgmma_query_names_the_warp():
     assert got["warp"] == 3 and got["lane"] == 4 and got["row"] == 48 + 1 + 8
 
 
-def test_where_json_has_lane_and_slot():
+def test_where_json_has_thread_warp_lane_and_slot():
     doc = json.loads(query.where_text(mma_cases()[2], 9, 3, "json"))
     # C m16n8: row 9 = g + 8 -> g 1; col 3 = 2t + 1 -> t 1: lane 5, slot 3
-    assert doc == [{"lane": 5, "warp": 0, "thread": 5, "slot": 3, "register": 3, "bits": "0-31"}]
+    assert doc == [{"thread": 5, "warp": 0, "lane": 5, "slot": 3, "register": 3, "bits": "0-31"}]
+    assert list(doc[0])[:4] == ["thread", "warp", "lane", "slot"]  # the one vocabulary, in that order
 
 
 @pytest.mark.parametrize("call, argument", [
     (lambda L: query.where(L, 16, 0), "row"), (lambda L: query.where(L, 0, -1), "col"),
-    (lambda L: query.what(L, 32, 0), "lane"), (lambda L: query.what(L, 0, 8), "slot"),
+    (lambda L: query.what(L, 32, 0), "thread"), (lambda L: query.what(L, 0, 8), "slot"),
 ])
 def test_out_of_range_queries_name_the_argument(call, argument):
     with pytest.raises(InputError, match=f"invalid --{argument}") as err:

@@ -19,7 +19,7 @@ def test_json_round_trip_keeps_everything():
     assert doc["source"]["kind"] == "atlas" and doc["source"]["gpu_name"] == "NVIDIA H200"
     assert len(doc["slots"]) == 32 * 16
     first = doc["slots"][0]
-    assert set(first) == {"lane", "slot", "row", "col", "mma_reads"}
+    assert set(first) == {"thread", "slot", "row", "col", "mma_reads"}
     back = Layout.from_json(a.to_json())
     assert back.same_map(a) and np.array_equal(back.mma_reads, a.mma_reads) and back.spec == a.spec
 
@@ -31,7 +31,7 @@ def test_csv_round_trip_with_empty_and_unknown_slots():
     row[3, 2] = col[3, 2] = -1  # a slot holding nothing
     lay = Layout(spec, "mma", Source("gpu", {"gpu_name": "X"}), row, col, base.mma_reads)
     text = lay.to_csv()
-    assert text.splitlines()[2] == "lane,slot,register,row,col,mma_reads"
+    assert text.splitlines()[2] == "thread,slot,register,row,col,mma_reads"
     back = Layout.from_csv(text)
     assert back.same_map(lay) and back.method == "mma" and back.source.provenance["gpu_name"] == "X"
     assert back.empty_slots == 1 and back.missing_elements == 1
