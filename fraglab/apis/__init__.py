@@ -2,6 +2,8 @@
 
 FAMILIES maps an api name to its Family; everything that lists, validates, resolves or captures fragments
 iterates it. A new family: write fraglab/apis/<name>.py building a Family, add it to _FAMILY_MODULES.
+The registry itself sits in the wing below (fraglab.layouts.spec: a spec asks it for its family, the atlas and
+the probe runner iterate it); this module registers each family there when imported.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ import importlib
 from typing import Any
 
 from ..errors import InputError
-from ..layouts.spec import OPTIONAL_FIELDS, FragmentSpec, parse_shape
+from ..layouts.spec import FAMILIES, OPTIONAL_FIELDS, FragmentSpec, get_family, parse_shape
 from .family import Family
 
 # api -> module that defines FAMILY; imported on first use so a broken family cannot sink the others' import.
@@ -18,6 +20,7 @@ _FAMILY_MODULES = {
     "wmma": "fraglab.apis.wmma",
     "wgmma": "fraglab.apis.wgmma",
     "mma": "fraglab.apis.mma",
+    "mma_sp": "fraglab.apis.mma_sp",
     "ldmatrix": "fraglab.apis.ldmatrix",
     "stmatrix": "fraglab.apis.ldmatrix:STMATRIX_FAMILY",
     "movmatrix": "fraglab.apis.ldmatrix:MOVMATRIX_FAMILY",
@@ -25,52 +28,20 @@ _FAMILY_MODULES = {
 }
 
 
-class _Registry(dict):
-    """api -> Family, loading each family module on first access."""
-
-    def _load(self, api: str) -> Family:
-        if not dict.__contains__(self, api):
-            module, _, attr = _FAMILY_MODULES[api].partition(":")  # "module[:ATTR]", FAMILY by default
-            dict.__setitem__(self, api, getattr(importlib.import_module(module), attr or "FAMILY"))
-        return dict.__getitem__(self, api)
-
-    def __getitem__(self, api: str) -> Family:
-        return self._load(api)
-
-    def get(self, api, default=None):
-        return self._load(api) if api in _FAMILY_MODULES else default
-
-    def __contains__(self, api) -> bool:
-        return api in _FAMILY_MODULES
-
-    def __iter__(self):
-        return iter(_FAMILY_MODULES)
-
-    def __len__(self) -> int:
-        return len(_FAMILY_MODULES)
-
-    def keys(self):
-        return list(_FAMILY_MODULES)
-
-    def values(self):
-        return [self._load(api) for api in _FAMILY_MODULES]
-
-    def items(self):
-        return [(api, self._load(api)) for api in _FAMILY_MODULES]
-
-
-FAMILIES: dict[str, Family] = _Registry()
+def _loader(module: str):
+    """'module[:ATTR]' -> a function importing the module and returning its FAMILY (or ATTR)."""
+    name, _, attr = module.partition(":")
+    return lambda: getattr(importlib.import_module(name), attr or "FAMILY")
 
 
 def register(api: str, module: str) -> None:
     """Add a family module to the registry (fraglab's own families are listed in _FAMILY_MODULES)."""
     _FAMILY_MODULES[api] = module
+    FAMILIES.register(api, _loader(module))
 
 
-def get_family(api: str) -> Family:
-    if api not in FAMILIES:
-        raise InputError(f"invalid --api {api!r}: valid choices are {', '.join(FAMILIES)}", argument="api")
-    return FAMILIES[api]
+for _api, _module in _FAMILY_MODULES.items():
+    FAMILIES.register(_api, _loader(_module))
 
 
 def catalogue(api: str | None = None) -> list[FragmentSpec]:

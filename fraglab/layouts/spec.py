@@ -2,14 +2,15 @@
 the newer families), shape parsing, and the per-type facts every family shares. Pure data, no GPU.
 
 Which combinations exist, how many threads hold a fragment and which architecture runs it are the
-family's to say (fraglab.apis); a spec asks its family on demand.
+family's to say; a spec asks its family on demand, through FAMILIES below. The families are defined a wing up
+(fraglab.apis) and register here, so this wing never imports upward, not even lazily.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, Callable
 
 from ..errors import InputError
 
@@ -38,6 +39,62 @@ def parse_shape(shape: str) -> tuple[int, int, int]:
         raise InputError(f"invalid --shape {shape!r}: expected the form m16n16k16 (or m8n8)", argument="shape")
     m, n, k = (int(g) if g is not None else 0 for g in match.groups())
     return m, n, k
+
+
+# ---- the instruction families --------------------------------------------------------------------------------
+# fraglab.apis registers every family here (api -> a loader of its Family, run on first use); fraglab/__init__.py
+# imports fraglab.apis, so the registrations are made whichever fraglab module a program imports first.
+
+class FamilyRegistry(dict):
+    """api -> Family (fraglab.apis.family.Family), in registration order, each loaded on first access (so a broken
+    family module cannot sink the others' import)."""
+
+    def __init__(self):
+        super().__init__()
+        self._loaders: dict[str, Callable[[], Any]] = {}
+
+    def register(self, api: str, loader: Callable[[], Any]) -> None:
+        self._loaders[api] = loader
+        dict.pop(self, api, None)
+
+    def _load(self, api: str) -> Any:
+        if not dict.__contains__(self, api):
+            dict.__setitem__(self, api, self._loaders[api]())
+        return dict.__getitem__(self, api)
+
+    def __getitem__(self, api: str) -> Any:
+        return self._load(api)
+
+    def get(self, api, default=None):
+        return self._load(api) if api in self._loaders else default
+
+    def __contains__(self, api) -> bool:
+        return api in self._loaders
+
+    def __iter__(self):
+        return iter(list(self._loaders))
+
+    def __len__(self) -> int:
+        return len(self._loaders)
+
+    def keys(self):
+        return list(self._loaders)
+
+    def values(self):
+        return [self._load(api) for api in self._loaders]
+
+    def items(self):
+        return [(api, self._load(api)) for api in self._loaders]
+
+
+FAMILIES: FamilyRegistry = FamilyRegistry()
+
+
+def get_family(api: str) -> Any:
+    """The registered family of `api`; InputError naming the valid choices otherwise."""
+    if api not in FAMILIES:
+        raise InputError(f"invalid --api {api!r}: valid choices are {', '.join(FAMILIES)}", argument="api")
+    return FAMILIES[api]
 
 
 def _key_part(name: str, value: Any) -> str:
@@ -72,15 +129,11 @@ class FragmentSpec:
     @property
     def family(self):
         """The instruction family (fraglab.apis.Family) this fragment belongs to."""
-        from ..apis import get_family  # the registry sits above this module
-
         return get_family(self.api)
 
     def _known_family(self):
         """The family, or None for an api no family module registers (a layout can still be drawn)."""
-        from ..apis import FAMILIES
-
-        return FAMILIES[self.api] if self.api in FAMILIES else None
+        return FAMILIES.get(self.api)
 
     @property
     def dims(self) -> tuple[int, int]:
@@ -106,6 +159,8 @@ class FragmentSpec:
 
     @property
     def element_bits(self) -> int:
+        if self.frag == "metadata":  # mma.sp's metadata: 2-bit fields of one word, whatever A's type
+            return 2
         return ELEMENT_BITS[self.dtype]
 
     @property
@@ -167,5 +222,5 @@ def check_lane(lane: int | None, threads: int = 32) -> None:
         raise InputError(f"invalid --lane {lane}: valid lanes are 0..{threads - 1}", argument="lane")
 
 
-__all__ = ["FragmentSpec", "parse_shape", "check_lane", "ELEMENT_BITS", "CODE_BASE", "OPTIONAL_FIELDS",
+__all__ = ["FragmentSpec", "FamilyRegistry", "FAMILIES", "get_family", "parse_shape", "check_lane", "ELEMENT_BITS", "CODE_BASE", "OPTIONAL_FIELDS",
            "OPERAND_LETTERS"]
