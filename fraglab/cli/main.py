@@ -60,7 +60,7 @@ def _root(version: Annotated[bool, typer.Option("--version", callback=_version_c
 
 # Each module registers its commands with register(app); the optional ones (owned by other features) may be absent.
 _COMMAND_MODULES = ("fraglab.cli.layout", "fraglab.cli.atlas", "fraglab.cli.figures", "fraglab.cli.gemm",
-                    "fraglab.cli.smem")
+                    "fraglab.cli.smem", "fraglab.cli.explain")
 _OPTIONAL_MODULES = ("fraglab.cli.export",)
 
 
