@@ -65,8 +65,8 @@ def header(layout: Layout) -> Text:
     family_note = family.note(s) if family is not None and family.note is not None else ""
     if family_note and family_note not in layout.source.summary():
         text.append(f"{s.api}: {family_note}\n")
-    text.append(f"slots: {layout.threads * layout.num_elements} ({layout.num_elements} per lane x "
-                f"{layout.threads} lanes); duplicates: {layout.duplicate_slots}; "
+    text.append(f"slots: {layout.threads * layout.num_elements} ({layout.num_elements} per thread x "
+                f"{layout.threads} threads); duplicates: {layout.duplicate_slots}; "
                 f"ignored by the MMA: {_ignored_text(layout)}; empty: {layout.empty_slots}; "
                 f"elements with no holder: {layout.missing_elements}")
     return text
@@ -102,22 +102,22 @@ def _legend(items: list[str]) -> Text:
 def grid_legend(layout: Layout, holders, highlight: int | None) -> Text:
     """Say what each mark means, naming only the marks this grid uses."""
     cells = [h for row in holders for h in row]
-    items = ["cell = lane.slot: x[slot] of that lane holds the element"]
+    items = ["cell = thread.slot: x[slot] of that thread holds the element"]
     if any(len({lane for lane, _ in h}) < len(h) for h in cells):
-        items.append("'/s' another slot of the same lane holds it too")
+        items.append("'/s' another slot of the same thread holds it too")
     if any(len({lane for lane, _ in h}) > 1 for h in cells):
-        items.append("a space separates lanes that hold the same element")
+        items.append("a space separates threads that hold the same element")
     if any(_ignored(layout, lane, slot) for h in cells for lane, slot in h):
         items.append(f"'{IGNORED_MARK}' the MMA ignores that slot")
     if highlight is not None:
-        items.append(f"'{HIGHLIGHT_MARK}' lane {highlight} (--lane)")
+        items.append(f"'{HIGHLIGHT_MARK}' thread {highlight} (--lane)")
     if any(not h for h in cells):
         items.append(f"'{NOBODY}' nobody holds it")
     return _legend(items)
 
 
 def lanes_legend(layout: Layout, marks: set[str]) -> Text:
-    items = ["cell = row,col of x[slot] in that lane", "rN under the slot = the 32-bit register it is packed in"]
+    items = ["cell = row,col of x[slot] in that thread", "rN under the slot = the 32-bit register it is packed in"]
     if SHARED_MARK in marks:
         items.append(f"'{SHARED_MARK}' another slot holds the same element")
     if IGNORED_MARK in marks:
@@ -190,7 +190,7 @@ def lanes_view(layout: Layout, lane: int | None = None, width: int = DEFAULT_WID
             marks.update(mark)
             row_cells.append(Text(f"{r},{c}{mark}", style=lane_style(t, None, layout.threads)))
         cells.append(row_cells)
-    tables = banded_tables("lane", [str(t) for t in lanes],
+    tables = banded_tables("thread", [str(t) for t in lanes],
                            [f"x{s}\nr{regs[s]}" for s in range(layout.num_elements)], cells, width, "slots")
     return [lanes_legend(layout, marks), *tables]
 

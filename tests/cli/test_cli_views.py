@@ -74,7 +74,7 @@ def test_grid_from_the_cli_fits_and_keeps_every_label(no_gpu, api, spec, columns
 def test_lanes_view_from_the_cli_fits(no_gpu, api, spec):
     text = invoke([*_layout_args(spec), "--source", "model", "--view", "lanes"], COLUMNS="80")
     assert_fits(text, 80)
-    bands = read_bands(text, "lane")
+    bands = read_bands(text, "thread")
     threads = FAMILIES[api].threads
     assert all(rows == [str(t) for t in range(threads)] for _, rows in bands)
 
@@ -84,7 +84,7 @@ def test_lane_marker_shows_without_colour(no_gpu, api, spec):
     lane = FAMILIES[api].threads - 1
     text = invoke([*_layout_args(spec), "--source", "model", "--lane", str(lane)], NO_COLOR="1", FORCE_COLOR="1")
     assert not ANSI.search(text)
-    assert f"*{lane}." in text and f"'*' lane {lane} (--lane)" in " ".join(text.split())
+    assert f"*{lane}." in text and f"'*' thread {lane} (--lane)" in " ".join(text.split())
 
 
 def test_forced_colour_without_no_color_does_colour(no_gpu):

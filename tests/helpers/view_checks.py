@@ -57,7 +57,7 @@ def assert_fits(text: str, width: int) -> None:
 
 def read_bands(text: str, corner: str) -> list[tuple[list[str], list[str]]]:
     """Every band of a banded view: (column labels, row labels). `corner` is the row-label header
-    ('r\\c' for the grid, 'lane' for the lanes view, whose column labels are on the line above)."""
+    ('r\\c' for the grid, 'thread' for the lanes view, whose column labels are on the line above)."""
     lines = text.splitlines()
     bands = []
     i = 0

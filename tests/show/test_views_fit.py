@@ -45,7 +45,7 @@ def test_lanes_view_fits_and_every_band_has_every_label(layouts, key, width):
     lay = layouts[key]
     text = render(layout_view(lay, "lanes", None, width), width)
     assert_fits(text, width)
-    bands = read_bands(text, "lane")
+    bands = read_bands(text, "thread")
     assert all(rows == [str(t) for t in range(lay.threads)] for _, rows in bands)
     assert [c for cols, _ in bands for c in cols] == [f"x{s}" for s in range(lay.num_elements)]
 
@@ -57,9 +57,9 @@ def test_lane_highlight_is_a_marker_before_each_element_the_lane_holds(layouts, 
     held = {(int(r), int(c)) for r, c in zip(lay.row[lane], lay.col[lane]) if r != NO_ELEMENT}
     text = render(layout_view(lay, "grid", lane, 80), 80)
     # one '*' per element the lane holds (its slots of one element are joined by '/'), each followed by the lane
-    assert text.count("*") == len(held) + 1  # + the legend's "'*' lane N"
+    assert text.count("*") == len(held) + 1  # + the legend's "'*' thread N"
     assert text.count(f"*{lane}.") == len(held)
-    assert f"'*' lane {lane} (--lane)" in " ".join(text.split())
+    assert f"'*' thread {lane} (--lane)" in " ".join(text.split())
 
 
 def test_wide_wgmma_tile_wraps_into_labelled_bands_at_60_columns():
