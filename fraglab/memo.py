@@ -17,6 +17,13 @@ class BoundedMemo(dict):
         self.make = make
         self.limit = limit
 
+    def remember(self, key, value):
+        """Store a value made by the caller (a miss whose making needs more than the key), within the limit."""
+        if len(self) >= self.limit:
+            self.clear()
+        self[key] = value
+        return value
+
     def __missing__(self, key):
         value = self.make(key)   # made before anything is dropped: a make that raises leaves the table as it was
         if len(self) >= self.limit:

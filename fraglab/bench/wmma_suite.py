@@ -204,6 +204,7 @@ def run_suite(sizes, *, dtype: str = "f16", act: str = "none", bias_mode: str = 
         ceiling = ceilings[0]
     task = progress.add_task(f"gemm --wmma {dtype} {act} bias={bias_mode}", total=len(sizes)) if progress else None
     rows, per_size = [], []  # per_size: each size's rows, summarised once both ceilings are known
+    calls = []               # per size: the one-shot call's cost from torch and CuPy (bench/call_timing.py)
     labels, notes = baseline_differences(dtype, act)
     for (m, n, k) in sizes:
         per_set = (m * k + k * n) * (1 if dtype == "e4m3" else 2) + (m * n * 4 if has_c else 0) + (m * n * 4 if bias_mode == "full" else 0)
@@ -275,6 +276,11 @@ def run_suite(sizes, *, dtype: str = "f16", act: str = "none", bias_mode: str = 
                     results[name]["label"] = labels[name]
                 results[name].update(ms=t.median_ms, p20_ms=t.p20_ms, p80_ms=t.p80_ms, reps=t.reps,
                                      tflops=benchmod.tflops(m, n, k, t.median_ms))
+            if kernel == "wgmma" and fused_name in results:   # the door: one-shot calls from torch and CuPy
+                from .call_timing import call_row
+                calls.append(call_row(inputs[0], act=act, bias_mode=bias_mode, alpha=alpha, beta=beta,
+                                      leaky_slope=leaky_slope, save_z=save_z, out_dtype=out_dtype, kernel=kernel,
+                                      kernel_ms=results[fused_name].get("ms")))
             if baselines and "torch_addmm_act" not in fns and torch_available():
                 note = ("torch has no fused fp8 GEMM + activation" if dtype == "e4m3"
                         else "cuBLASLt fuses only per_n bias + relu/gelu, without C")
@@ -293,7 +299,7 @@ def run_suite(sizes, *, dtype: str = "f16", act: str = "none", bias_mode: str = 
     return {"rows": rows, "summary": summary, "out_dtype": out_dtype, "ceiling_tflops": ceiling,
             "ceiling_sustained_tflops": sustained,
             "ceiling_probe": probe_name, "ceiling_label": peak.probe(probe_name).name,
-            "ceiling_before_after": ceilings, "device": info, "notes": notes if bench else []}
+            "ceiling_before_after": ceilings, "device": info, "notes": notes if bench else [], "calls": calls}
 
 
 def _baseline_fns(cp, inputs, base, dtype, act, bias_mode, has_c, save_z, alpha, beta, leaky_slope) -> dict:

@@ -171,6 +171,10 @@ def gemm_command(
             _print_table(result["summary"], RATIO_COLUMNS, "Ratios" + (f" (ceiling: {note})" if note else ""))
             for line in result.get("notes", ()):
                 typer.echo(line)
+            if result.get("calls"):
+                from ..bench.call_timing import CALL_COLUMNS, CALLS
+                _print_table(result["calls"], CALL_COLUMNS,
+                             f"One-shot call, us per call ({CALLS} back to back, one synchronise)")
     else:
         _print_table(rows, SIMT_COLUMNS, title)
     if json_path is not None:

@@ -19,6 +19,7 @@ from . import cast as gemm_cast
 from . import simt as gemm_simt
 from . import wgmma as gemm_wgmma
 from . import wmma as gemm_wmma
+from .torch_road import current_stream, torch_gemm, torch_module
 from .validate import (KERNELS, OUT_DTYPES, GemmArgumentError, GemmPlan, KernelFallback, is_aligned, stream_handle,
                        tensor_core_kernel, validate_gemm_args)
 
@@ -34,14 +35,22 @@ class PreparedGemm:
     z: Any
     _launch: Callable[[], None]
     cast: bool = False   # D is computed in f32 and cast to out_dtype (one extra elementwise pass)
+    _launch_on: Optional[Callable[[int], None]] = None   # the torch road: launch on a cudaStream_t
+    _stream_of: Optional[Callable[[], int]] = None        # the torch road: torch's current stream
 
     def __post_init__(self):
         self._result = (self.d, self.z) if self.plan.save_z else self.d
 
     def __call__(self, stream=None):
         """Launch on `stream` (a CuPy Stream / ExternalStream, a torch.cuda.Stream, an int cudaStream_t; None:
-        CuPy's current stream)."""
-        if stream is None:
+        CuPy's current stream, or torch's current stream when the arrays are torch tensors)."""
+        if self._launch_on is not None:
+            if stream is None:
+                self._launch_on(self._stream_of())
+            else:
+                handle = stream_handle(stream, _cupy_stream_types())
+                self._launch_on(handle if isinstance(handle, int) else handle.ptr)
+        elif stream is None:
             self._launch()
         else:
             with _cupy_stream(stream):
@@ -57,6 +66,15 @@ def prepare(a, b, *, c=None, bias=None, bias_mode: Optional[str] = None, act: st
     (what the benchmarks time). Arguments as for `gemm`; z_out: where Z goes (default: a new array). D, Z and the
     f32 scratch of a cast are allocated here, from CuPy's pool on the current stream."""
     cp = gpu.cupy()  # GpuUnavailable, with the reason, when there is no usable GPU
+    torch = torch_module()
+    if torch is not None and isinstance(a, torch.Tensor):
+        road = torch_gemm(torch, a, b, c, bias, bias_mode, act, alpha, beta, leaky_slope, save_z, out, z_out, kernel,
+                          input_dtype, tile, None, out_dtype, prepare_only=True)
+        if road is not None:
+            road, d, z, launch_on = road
+            index = road.device_index
+            return PreparedGemm(road.plan, road.spec, d, z, lambda: launch_on(current_stream(torch, index)),
+                                _launch_on=launch_on, _stream_of=lambda: current_stream(torch, index))
     nd = cp.ndarray
     a_in, out_in, z_in = a, out, z_out
     if not (isinstance(a, nd) and isinstance(b, nd) and (c is None or isinstance(c, nd))
@@ -68,12 +86,17 @@ def prepare(a, b, *, c=None, bias=None, bias_mode: Optional[str] = None, act: st
                               leaky_slope=leaky_slope, save_z=save_z, out=out, kernel=kernel,
                               input_dtype=input_dtype, out_dtype=out_dtype, z_out=z_out)
     m, n = plan.m, plan.n
-    d = out if out is not None else cp.empty((m, n), dtype=d_dtype(cp, plan.out_dtype, a))
-    z = None
-    if plan.save_z:
-        z = z_out if z_out is not None else cp.empty((m, n), dtype=cp.float32)
+    capturing = (out is None or (plan.save_z and z_out is None)) and gpu.stream_is_capturing(
+        cp.cuda.get_current_stream().ptr)
+    with gpu.relaxed_capture() if capturing else _NO_STREAM:   # CuPy's pool may grow (cudaMalloc) under capture
+        d = out if out is not None else cp.empty((m, n), dtype=d_dtype(cp, plan.out_dtype, a))
+        z = None
+        if plan.save_z:
+            z = z_out if z_out is not None else cp.empty((m, n), dtype=cp.float32)
     c_arg = c if plan.has_c else None
     bias_arg = bias if plan.bias_mode != "none" else None
+    if m == 0 or n == 0 or plan.k == 0:
+        return _empty_problem(cp, plan, a_in, d, z, c_arg, bias_arg, beta, leaky_slope, out_in, z_in)
     family = plan.kernel
     aligned = True
     if family != "simt":
@@ -82,7 +105,8 @@ def prepare(a, b, *, c=None, bias=None, bias_mode: Optional[str] = None, act: st
         requested = kernel
         if kernel == "auto" and tile is not None:  # a forced tile names its kernel (WMMA's names first, as before)
             requested = "wmma" if tile in gemm_wmma.ALIGNED_TILES else "wgmma"
-        family, notice = tensor_core_kernel(requested, _compute_capability(), plan.k, n, pointers, plan.dtype)
+        family, notice = tensor_core_kernel(requested, _compute_capability(), plan.k, n, pointers, plan.dtype,
+                                            strided=plan.strided)
         if notice:
             warnings.warn(notice, KernelFallback, stacklevel=3)
         if family == "wmma":
@@ -90,8 +114,10 @@ def prepare(a, b, *, c=None, bias=None, bias_mode: Optional[str] = None, act: st
     if plan.b_order == "F" and family != "wgmma":
         b = cp.ascontiguousarray(b)   # the WMMA and SIMT kernels read a row-major B: they get a row-major copy
     spec = _spec(family, plan, tile, aligned)
+    check_row_pitch_store(plan, spec)
     cast = family != "wgmma" and plan.out_dtype != "f32"   # WMMA and SIMT store f32 only
-    d_kernel = cp.empty((m, n), dtype=cp.float32) if cast else d
+    with gpu.relaxed_capture() if capturing else _NO_STREAM:
+        d_kernel = cp.empty((m, n), dtype=cp.float32) if cast else d
     launch = _launcher(family, spec, plan, a, b, d_kernel, c_arg, bias_arg, z, alpha, beta, leaky_slope)
     if cast:
         kernel_launch, out_dtype_code = launch, plan.out_dtype
@@ -109,6 +135,31 @@ def prepare(a, b, *, c=None, bias=None, bias_mode: Optional[str] = None, act: st
     elif z is not None and a_in is not a and _is_torch(a_in):
         z_result = _to_torch(z)
     return PreparedGemm(plan, spec, d_result, z_result, launch, cast)
+
+
+def _empty_problem(cp, plan: GemmPlan, a_in, d, z, c, bias, beta, leaky_slope, out_in, z_in) -> PreparedGemm:
+    """M = 0 or N = 0: an empty D; K = 0: D = act(beta * C + bias), as torch.addmm (computed by CuPy, or by torch
+    for torch tensors; the float64 reference's activation through the host for CuPy, a corner case)."""
+    from . import reference
+
+    def launch():
+        if plan.m == 0 or plan.n == 0:
+            return
+        pre = cp.zeros((plan.m, plan.n), dtype=cp.float32)
+        if plan.has_c:
+            pre += beta * c
+        if plan.bias_mode == "per_m":
+            pre += bias[:, None]
+        elif plan.bias_mode != "none":
+            pre += bias
+        d[...] = cp.asarray(reference.activate(cp.asnumpy(pre), plan.act, leaky_slope)).astype(d.dtype)
+        if z is not None:
+            z[...] = pre
+
+    d_result = out_in if out_in is not None else (_to_torch(d) if _is_torch(a_in) else d)
+    z_result = z_in if (z_in is not None and plan.save_z) else (_to_torch(z) if z is not None and _is_torch(a_in)
+                                                                else z)
+    return PreparedGemm(plan, None, d_result, z_result, launch)
 
 
 def gemm(a, b, *, c=None, bias=None, bias_mode: Optional[str] = None, act: str = "none", alpha: float = 1.0,
@@ -139,6 +190,13 @@ def gemm(a, b, *, c=None, bias=None, bias_mode: Optional[str] = None, act: str =
     stream (torch's default stream and CuPy's are both the legacy default one unless either was changed). The
     result's memory is allocated on that stream too.
     """
+    torch = torch_module()
+    # the torch road: no DLPack, D from torch's allocator
+    if torch is not None and isinstance(a, torch.Tensor):
+        result = torch_gemm(torch, a, b, c, bias, bias_mode, act, alpha, beta, leaky_slope, save_z, out, None,
+                            kernel, input_dtype, tile, stream, out_dtype)
+        if result is not None:
+            return result
     # D, Z and the scratch come from the pool on the stream, and the launch goes there
     with _NO_STREAM if stream is None else _cupy_stream(stream):
         return prepare(a, b, c=c, bias=bias, bias_mode=bias_mode, act=act, alpha=alpha, beta=beta,
@@ -155,6 +213,13 @@ _NO_STREAM = contextlib.nullcontext()   # reusable: entering it does nothing
 def _spec(family: str, plan: GemmPlan, tile: Optional[str], aligned: bool):
     """The kernel spec for this plan (cached; the spec classes validate themselves when built)."""
     return _SPECS[(family, plan, tile, aligned)]   # plans are interned by validate: hashing them is cheap
+
+
+def check_row_pitch_store(plan: GemmPlan, spec) -> None:
+    """A D with a row pitch leaves the wgmma kernel through TMA stores only (the direct stores write at pitch N)."""
+    if plan.ldd and getattr(spec, "store", "tma") != "tma":
+        raise GemmArgumentError("out", f"has a leading dimension of {plan.ldd}; the tile chosen here stores D "
+                                       f"directly at pitch N = {plan.n}: pass a contiguous out")
 
 
 def _make_spec(key):
@@ -183,7 +248,8 @@ def _launcher(family, spec, plan, a, b, d, c, bias, z, alpha, beta, leaky_slope)
     """The bound launch on CuPy's current stream (PreparedGemm enters the caller's stream around it)."""
     if family == "wgmma":   # parameters packed once: a call is one cuLaunchKernel
         launch = gemm_wgmma.bind(spec, a, b, d, c=c, bias=bias, z=z, alpha=alpha, beta=beta,
-                                 leaky_slope=leaky_slope, sm_count=_sm_count())
+                                 leaky_slope=leaky_slope, sm_count=_sm_count(), lda=plan.lda, ldb=plan.ldb,
+                                 ldd=plan.ldd)
     elif family == "wmma":
         def launch():
             gemm_wmma.launch(spec, a, b, d, c=c, bias=bias, z=z, alpha=alpha, beta=beta, leaky_slope=leaky_slope)
@@ -236,13 +302,19 @@ def _to_torch(x):
 _STREAM_TYPES: tuple = ()
 
 
+def _cupy_stream_types() -> tuple:
+    """CuPy's stream classes (what stream_handle passes through as they are)."""
+    global _STREAM_TYPES
+    if not _STREAM_TYPES:
+        cp = gpu.cupy()
+        _STREAM_TYPES = (cp.cuda.Stream, cp.cuda.ExternalStream)
+    return _STREAM_TYPES
+
+
 def _cupy_stream(stream):
     """`stream=` as a CuPy stream (validate.stream_handle says what is accepted)."""
-    global _STREAM_TYPES
     cp = gpu.cupy()
-    if not _STREAM_TYPES:
-        _STREAM_TYPES = (cp.cuda.Stream, cp.cuda.ExternalStream)
-    handle = stream_handle(stream, _STREAM_TYPES)
+    handle = stream_handle(stream, _cupy_stream_types())
     if isinstance(handle, int):
         if handle == 0:
             return cp.cuda.Stream.null

@@ -5,6 +5,8 @@ CUDA device are viewed as CuPy arrays (`cupy.from_dlpack` / `cupy.asarray`); hos
 are refused by name. D and Z go back as torch tensors when A was one (`torch.from_dlpack`). A bf16 tensor that
 this CuPy cannot hold (no bfloat16 dtype) is viewed as uint16 bit patterns, the way bf16 travels in fraglab.
 Nothing here runs on the `prepare(...)()` path; `fraglab.gemm` reaches it only for arrays that are not CuPy's.
+
+torch tensors that the wgmma kernel takes go another way, without DLPack or CuPy arrays (torch_road.py).
 """
 
 from __future__ import annotations
@@ -55,6 +57,8 @@ def to_cupy(cp, x, argument: str):
         if not x.is_cuda:
             raise _host_error(argument, x)
         torch = _torch()
+        if getattr(x, "requires_grad", False):   # a Parameter: DLPack refuses it; the detached view shares memory
+            x = x.detach()
         if x.dtype == torch.bfloat16:
             if bf16_dtype(cp) is not None:
                 try:

@@ -64,6 +64,13 @@ class GemmPlan:
     save_z: bool
     out_dtype: str = "f32"   # D: "f32" | "f16" | "bf16"
     b_order: str = "C"       # B in memory: "C" row-major, "F" column-major (the wgmma kernel reads it as it is)
+    lda: int = 0             # leading dimensions in elements where they differ from the width (0: dense); only
+    ldb: int = 0             # the wgmma kernel takes them (TMA's row pitch), see `matrix_layout`
+    ldd: int = 0
+
+    @property
+    def strided(self) -> bool:
+        return bool(self.lda or self.ldb or self.ldd)
 
 
 # One frozen plan per signature (building one costs more than the lookup).
@@ -105,19 +112,66 @@ def _input_dtype(name: str, argument: str, input_dtype: Optional[str]) -> str:
                                       "float32 (SIMT), and uint8 e4m3 bit patterns with input_dtype='e4m3' (wgmma)")
 
 
-def check_matrix(x, argument: str, shape: tuple[int, ...], dtype: Optional[str] = "float32") -> None:
-    """x has this shape, this dtype (None: any, checked by the caller) and is C-contiguous."""
+COPY_FIX = "pass a contiguous copy (x.contiguous() in torch, cupy.ascontiguousarray(x) in CuPy)"
+
+
+def check_matrix(x, argument: str, shape: tuple[int, ...], dtype: Optional[str] = "float32",
+                 leading_dimension: bool = False) -> int:
+    """x has this shape, this dtype (None: any, checked by the caller) and is dense row-major; with
+    leading_dimension, row-major with any 16-byte aligned row pitch (returned, 0 when dense: `matrix_layout`)."""
     try:
-        x_shape, flags = x.shape, x.flags
+        x_shape, strides = tuple(x.shape), x.strides
         x.dtype
     except AttributeError:
         raise GemmArgumentError(argument, f"must be an array, got {type(x).__name__}") from None
-    if tuple(x_shape) != shape:
-        raise GemmArgumentError(argument, f"has shape {tuple(x_shape)}; expected {shape}")
+    if x_shape != shape:
+        raise GemmArgumentError(argument, f"has shape {x_shape}; expected {shape}")
     if dtype is not None and _dtype_name(x) != dtype:
         raise GemmArgumentError(argument, f"has dtype {_dtype_name(x)}; expected {dtype}")
-    if not flags.c_contiguous:
-        raise GemmArgumentError(argument, "must be C-contiguous (row-major); pass cupy.ascontiguousarray(...)")
+    if len(shape) == 1:
+        if shape[0] > 1 and strides[0] != x.dtype.itemsize:
+            raise GemmArgumentError(argument, f"has a step of {strides[0] // max(x.dtype.itemsize, 1)} elements; "
+                                              f"the kernels read it with unit stride: {COPY_FIX}")
+        return 0
+    _, ld = matrix_layout(x_shape, strides, x.dtype.itemsize, argument)
+    if ld and not leading_dimension:
+        raise GemmArgumentError(argument, f"has a leading dimension of {ld} elements for {shape[1]} columns; the "
+                                          f"kernels read {argument} dense (row pitch = N): {COPY_FIX}")
+    return ld
+
+
+def order_of_empty(orders: str) -> str:
+    return orders[0]
+
+
+def matrix_layout(shape, strides, itemsize: int, argument: str, orders: str = "C") -> tuple[str, int]:
+    """(order, leading dimension) of a 2-D array from its byte strides: "C" row-major (a unit step along each row,
+    rows ld elements apart), "F" column-major (a unit step down each column) where `orders` allows it. ld is 0
+    when the array is dense (ld == its width; one row or column counts as dense); any other ld must keep rows
+    16-byte aligned (TMA's row pitch). What no kernel reads is one GemmArgumentError naming the fix."""
+    rows, cols = shape
+    s0, s1 = strides
+    if rows == 0 or cols == 0:   # nothing is read
+        return order_of_empty(orders), 0
+    if s0 % itemsize or s1 % itemsize:
+        raise GemmArgumentError(argument, f"has byte strides {(s0, s1)}, not whole elements: {COPY_FIX}")
+    e0, e1 = s0 // itemsize, s1 // itemsize
+    if (e1 == 1 or cols <= 1) and (rows <= 1 or e0 >= max(cols, 1)):
+        order, ld, width = "C", (e0 if rows > 1 else cols), cols
+    elif (e0 == 1 or rows <= 1) and (cols <= 1 or e1 >= max(rows, 1)):
+        order, ld, width = "F", (e1 if cols > 1 else rows), rows
+    else:
+        raise GemmArgumentError(argument, f"has element strides {(e0, e1)}: the kernels read arrays with a unit "
+                                          f"stride in one dimension and rows that do not overlap; {COPY_FIX}")
+    if order not in orders:
+        raise GemmArgumentError(argument, f"is column-major (element strides {(e0, e1)}, e.g. x.t()); the kernels "
+                                          f"read {argument} row-major: {COPY_FIX}")
+    if ld == width:
+        return order, 0
+    if (ld * itemsize) % ALIGN_BYTES:
+        raise GemmArgumentError(argument, f"has a leading dimension of {ld} elements ({ld * itemsize} bytes), not a "
+                                          f"multiple of {ALIGN_BYTES} bytes as TMA's row pitch must be: {COPY_FIX}")
+    return order, ld
 
 
 def _foreign_dtype_name(value) -> Optional[str]:
@@ -189,8 +243,13 @@ class KernelFallback(UserWarning):
     """A wgmma GEMM was asked for (or chosen) but the operands need the WMMA kernel; the message says why."""
 
 
+STRIDED_NEEDS = (f"arrays with a leading dimension other than their width run on the wgmma kernel only (sm_90, TMA: K and N multiples of {ALIGN_ELEMENTS}, "
+                 f"{ALIGN_BYTES}-byte aligned base addresses)")
+
+
 def tensor_core_kernel(requested: str, compute_capability: int, k: int, n: int,
-                       pointers: tuple[int, ...], dtype: str = "f16") -> tuple[str, Optional[str]]:
+                       pointers: tuple[int, ...], dtype: str = "f16",
+                       strided: bool = False) -> tuple[str, Optional[str]]:
     """Which tensor-core GEMM runs f16/bf16 inputs: ("wgmma" | "wmma", the one-line notice or None).
     On sm_90, 'auto' and 'wgmma' take wgmma when TMA can describe the operands (`is_aligned`: K and N multiples
     of 8, 16-byte aligned arrays), else WMMA with a notice; 'wgmma' on another GPU is an error. e4m3 has only the
@@ -202,6 +261,13 @@ def tensor_core_kernel(requested: str, compute_capability: int, k: int, n: int,
         if not is_aligned(k, n, pointers, ALIGN_K_FP8):
             raise GemmArgumentError("a", f"e4m3 needs K a multiple of {ALIGN_K_FP8}, N a multiple of {ALIGN_ELEMENTS} "
                                          f"and {ALIGN_BYTES}-byte aligned arrays (TMA); K={k}, N={n}")
+        return "wgmma", None
+    if strided:   # only TMA takes a row pitch: no fallback, one error naming the fix
+        where = (f"kernel {requested!r}" if requested == "wmma" else
+                 f"this GPU is sm_{compute_capability}" if compute_capability != 90 else f"K={k}, N={n} / the addresses")
+        if requested == "wmma" or compute_capability != 90 or not is_aligned(k, n, pointers):
+            raise GemmArgumentError("a" if requested != "wmma" else "kernel",
+                                    f"{STRIDED_NEEDS}; {where} does not allow it: {COPY_FIX}")
         return "wgmma", None
     if requested == "wmma":
         return "wmma", None
@@ -224,23 +290,17 @@ def _finite(argument: str, value) -> None:
 
 
 def _check_operand(x, argument: str, column_major_too: bool = False):
-    """(shape, dtype name) of a or b: a 2-D, non-empty, C-contiguous array (or F-contiguous, for b)."""
+    """(shape, dtype name, order, leading dimension) of a or b: a 2-D array, row-major (or column-major, for b)
+    with a leading dimension (`matrix_layout`); empty dimensions are allowed (the caller answers them)."""
     try:
-        shape, flags = x.shape, x.flags
+        shape, strides, itemsize = tuple(x.shape), x.strides, x.dtype.itemsize
     except AttributeError:
         raise GemmArgumentError(argument, f"must be a CuPy array, got {type(x).__name__}") from None
-    if not hasattr(x, "dtype"):
-        raise GemmArgumentError(argument, f"must be a CuPy array, got {type(x).__name__}")
     if len(shape) != 2:
-        raise GemmArgumentError(argument, f"must be 2-D, got shape {tuple(shape)}")
-    if shape[0] < 1 or shape[1] < 1:
-        raise GemmArgumentError(argument, f"has an empty dimension: shape {tuple(shape)}")
-    if not flags.c_contiguous and not (column_major_too and flags.f_contiguous):
-        if column_major_too:
-            raise GemmArgumentError(argument, "must be C-contiguous (row-major) or F-contiguous (column-major, e.g. "
-                                              "w.T of a row-major N x K array w); pass cupy.ascontiguousarray(...)")
-        raise GemmArgumentError(argument, "must be C-contiguous (row-major); pass cupy.ascontiguousarray(...)")
-    return shape, _dtype_name(x)
+        raise GemmArgumentError(argument, f"must be 2-D, got shape {shape}")
+    order, ld = matrix_layout(shape, strides, itemsize, argument, "CF" if column_major_too else "C")
+    return shape, _dtype_name(x), order, ld
+
 
 
 def validate_gemm_args(a, b, *, c=None, bias=None, bias_mode: Optional[str] = None, act: str = "none",
@@ -249,6 +309,7 @@ def validate_gemm_args(a, b, *, c=None, bias=None, bias_mode: Optional[str] = No
                        out_dtype=None, z_out=None) -> GemmPlan:
     """Check every argument; return the resolved plan or raise GemmArgumentError naming the culprit.
     out_dtype: see `resolve_out_dtype`; z_out (read only with save_z): an (M, N) float32 array for Z."""
+    requested = kernel
     if kernel not in KERNELS:
         raise GemmArgumentError("kernel", f"{kernel!r} is not valid: choose one of {', '.join(KERNELS)}")
     if act not in ACT_KINDS:
@@ -259,8 +320,8 @@ def validate_gemm_args(a, b, *, c=None, bias=None, bias_mode: Optional[str] = No
     _finite("alpha", alpha)
     _finite("beta", beta)
     _finite("leaky_slope", leaky_slope)
-    (m, k), a_name = _check_operand(a, "a")
-    (k_b, n), b_name = _check_operand(b, "b", column_major_too=True)
+    (m, k), a_name, _, lda = _check_operand(a, "a")
+    (k_b, n), b_name, b_order, ldb = _check_operand(b, "b", column_major_too=True)
     if k_b != k:
         raise GemmArgumentError("b", f"shape {tuple(b.shape)} does not chain with a {tuple(a.shape)}: "
                                      f"b needs {k} rows")
@@ -271,7 +332,7 @@ def validate_gemm_args(a, b, *, c=None, bias=None, bias_mode: Optional[str] = No
         if kernel not in ("auto", "wgmma"):
             raise GemmArgumentError("kernel", f"{kernel!r} does not take e4m3 inputs: use 'wgmma' or 'auto'")
         kernel = "wgmma"
-        if not b.flags.f_contiguous:
+        if b_order != "F" and not (n == 1 or k == 1):
             raise GemmArgumentError("b", "e4m3 operands are K-major only: pass b column-major (w.T of a row-major "
                                          "N x K array w)")
     elif kernel == "auto":
@@ -299,8 +360,9 @@ def validate_gemm_args(a, b, *, c=None, bias=None, bias_mode: Optional[str] = No
         raise GemmArgumentError("c", f"beta={beta} needs c (an (M, N) = {(m, n)} float32 array)")
     if c is not None:
         check_matrix(c, "c", (m, n))
+    ldd = 0
     if out is not None:
-        check_matrix(out, "out", (m, n), dtype=None)
+        ldd = check_matrix(out, "out", (m, n), dtype=None, leading_dimension=True)
         for name, other in (("a", a), ("b", b), ("bias", bias)):
             if other is not None and other is out:
                 raise GemmArgumentError("out", f"must not be the same array as {name}")
@@ -309,6 +371,10 @@ def validate_gemm_args(a, b, *, c=None, bias=None, bias_mode: Optional[str] = No
         if z_out is out:
             raise GemmArgumentError("z_out", "must not be the same array as out")
     out_code = "f32" if out_dtype is None and out is None else resolve_out_dtype(out_dtype, out, input_dtype)
-    b_order = "C" if b.flags.c_contiguous and dtype != "e4m3" else "F"   # (K, 1) and (1, N) are both
+    if dtype == "e4m3":
+        b_order = "F"   # (K, 1) and (1, N) are both
+    if (lda or ldb or ldd) and (requested == "wmma" or kernel == "simt"):
+        raise GemmArgumentError("kernel" if requested == "wmma" else "a",
+                                f"{STRIDED_NEEDS}; kernel {kernel!r} reads a, b and out dense: {COPY_FIX}")
     return _plan(kernel, dtype, m, n, k, act, bias_mode, c is not None and beta != 0, bool(save_z), out_code,
-                 b_order)
+                 b_order, lda, ldb, ldd)

@@ -369,7 +369,8 @@ def all_builds() -> list[WgmmaBuild]:
 TMA_MAP_DTYPE = np.dtype([("words", np.uint64, (16,))], align=True)   # CUtensorMap: 128 bytes
 
 
-def encode_tma(pointer: int, dtype: str, inner: int, outer: int, box_inner: int, box_outer: int) -> np.void:
+def encode_tma(pointer: int, dtype: str, inner: int, outer: int, box_inner: int, box_outer: int,
+               pitch: int = 0) -> np.void:
     """A row-major (outer x inner) matrix of f16, bf16, f32 or e4m3 (as bytes) elements as a 2-D tiled tensor map
     with 128B swizzle; with outer = 0, a vector of `inner` elements as a (1 x inner) map without swizzle (the bias; the
     driver refuses rank 1 here). Out-of-bounds boxes are zero-filled (loads) or clipped (stores). Returned as the
@@ -386,7 +387,7 @@ def encode_tma(pointer: int, dtype: str, inner: int, outer: int, box_inner: int,
                  "f32": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
                  "e4m3": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_UINT8}[dtype]
     swizzle = cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_128B
-    row_bytes = inner * _BYTES[dtype]
+    row_bytes = (pitch or inner) * _BYTES[dtype]   # pitch: elements from one row to the next (0: dense)
     if not outer:   # one row; its (never used) row stride still has to be a multiple of 16 bytes
         outer, box_outer, row_bytes = 1, 1, -(-row_bytes // 16) * 16
         swizzle = cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_NONE
@@ -436,17 +437,20 @@ def _kernel(spec: WgmmaKernelSpec):
 
 
 def bind(spec: WgmmaKernelSpec, a, b, d, *, c=None, bias=None, z=None, alpha: float = 1.0, beta: float = 0.0,
-         leaky_slope: float = 0.01, sm_count: int = 132, grid: int | None = None):
+         leaky_slope: float = 0.01, sm_count: int = 132, grid: int | None = None, lda: int = 0, ldb: int = 0,
+         ldd: int = 0):
     """The launch of one instantiation on validated, contiguous device arrays, its parameters (tensor maps
     included) packed once: A (M, K) and B (K, N; row-major, or column-major for spec.b_order 'F') f16/bf16, D in
     spec.out_dtype, Z, C and bias f32. Calling the
     result launches on CuPy's current stream (or the CuPy stream given). Bound launches are shared: the key holds
-    every parameter, so one bound to memory since freed and reused is still right for the arrays now there."""
+    every parameter, so one bound to memory since freed and reused is still right for the arrays now there.
+    lda, ldb, ldd: row pitches in elements of A, B (its rows in memory) and D where they are not dense (0);
+    16-byte multiples (TMA row pitch; the rules are gemm/validate.py matrix_layout)."""
     m, k = a.shape
     n = b.shape[1]
     blocks = grid or launch_blocks(m, n, spec.tile_config, sm_count)
     return _LAUNCHES[(spec, m, n, k, pointer(a), pointer(b), pointer(d), pointer(c), pointer(bias), pointer(z),
-                      float(alpha), float(beta), float(leaky_slope), blocks)]
+                      float(alpha), float(beta), float(leaky_slope), blocks, lda, ldb, ldd)]
 
 
 def launch(spec: WgmmaKernelSpec, a, b, d, *, c=None, bias=None, z=None, alpha: float = 1.0, beta: float = 0.0,
@@ -459,14 +463,14 @@ def launch(spec: WgmmaKernelSpec, a, b, d, *, c=None, bias=None, z=None, alpha: 
 def _packed_launch(key):
     from ..runtime import gpu
 
-    spec, m, n, k, pa, pb, pd, pc, pbias, pz, alpha, beta, leaky_slope, blocks = key
+    spec, m, n, k, pa, pb, pd, pc, pbias, pz, alpha, beta, leaky_slope, blocks, lda, ldb, ldd = key
     tile = spec.tile_config
     block_k = 128 // _BYTES[spec.dtype]   # a K-block is 128 bytes of K
-    map_a = _MAPS[(pa, spec.dtype, k, m, block_k, tile.bm)]
+    map_a = _MAPS[(pa, spec.dtype, k, m, block_k, tile.bm, lda)]
     # B row-major (K x N): boxes of (K64 rows, N64); column-major (a row-major N x K): one (BN rows, K64) box, as A
-    map_b = (_MAPS[(pb, spec.dtype, n, k, 64, BK)] if spec.b_order == "C"
-             else _MAPS[(pb, spec.dtype, k, n, block_k, tile.bn)])
-    map_d = (_MAPS[(pd, spec.out_dtype, n, m, 128 // _BYTES[spec.out_dtype], tile.warpgroup_rows)]
+    map_b = (_MAPS[(pb, spec.dtype, n, k, 64, BK, ldb)] if spec.b_order == "C"
+             else _MAPS[(pb, spec.dtype, k, n, block_k, tile.bn, ldb)])
+    map_d = (_MAPS[(pd, spec.out_dtype, n, m, 128 // _BYTES[spec.out_dtype], tile.warpgroup_rows, ldd)]
              if spec.store == "tma" else _NO_MAP)
     # A per-column / per-row bias: 1-D boxes of the tile's columns / rows (bias_mode 'full' is read directly).
     map_bias = _NO_MAP

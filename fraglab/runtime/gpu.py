@@ -6,6 +6,7 @@ machine without a GPU, and `fraglab layout` answers quickly there.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from typing import Any
 
@@ -148,6 +149,34 @@ class PackedLaunch:
         cp.cuda.driver.launchKernel(self.function, self.grid, 1, 1, self.block, 1, 1, self.shared_mem, handle,
                                     self._params, 0)
 
+    def launch_on(self, handle: int) -> None:
+        """Launch on the cudaStream_t `handle` (an int, e.g. torch's current stream): no stream object is made."""
+        _CUPY.cuda.driver.launchKernel(self.function, self.grid, 1, 1, self.block, 1, 1, self.shared_mem, handle,
+                                       self._params, 0)
+
+
+def stream_is_capturing(handle: int) -> bool:
+    """Whether the stream `handle` is being captured into a CUDA graph (an error asking: treated as captured)."""
+    try:
+        return bool(cupy().cuda.runtime.streamIsCapturing(handle))
+    except Exception:   # e.g. the legacy stream while another stream captures: allocate as under capture
+        return True
+
+
+@contextlib.contextmanager
+def relaxed_capture():
+    """This thread's stream-capture mode set to relaxed for the block: a cudaMalloc (a memory pool growing) is
+    then allowed while a stream captures, as torch's caching allocator does in its own graphs."""
+    from cuda.bindings import driver as cu
+
+    err, previous = cu.cuThreadExchangeStreamCaptureMode(cu.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_RELAXED)
+    if err != cu.CUresult.CUDA_SUCCESS:
+        raise RuntimeError(f"cuThreadExchangeStreamCaptureMode failed: {err}")
+    try:
+        yield
+    finally:
+        cu.cuThreadExchangeStreamCaptureMode(previous)
+
 
 def launch_poisoned(build: KernelBuild, name: str, blocks: int, inputs, out_shape, out_dtype, poison: int,
                     what: str = "outputs"):
@@ -180,4 +209,5 @@ def run_block(build: KernelBuild, name: str, threads: int, shared_mem: int, args
 
 
 __all__ = ["GpuUnavailable", "CompileError", "cupy", "available", "compute_capability", "device_info",
-           "include_dirs", "module", "function", "launch_poisoned", "pack_parameters", "PackedLaunch", "run_block"]
+           "include_dirs", "module", "function", "launch_poisoned", "pack_parameters", "PackedLaunch", "run_block",
+           "stream_is_capturing", "relaxed_capture"]

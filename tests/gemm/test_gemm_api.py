@@ -90,10 +90,19 @@ def make_fake_cupy(events):
         events.append("ascontiguousarray")
         return device(x)
 
+    capture = types.SimpleNamespace(on=False)   # whether the (one) stream is being captured into a graph
+
+    def stream_is_capturing(handle):
+        events.append(f"capturing? {handle}")
+        return capture.on
+
     return types.SimpleNamespace(ndarray=DeviceArray, float32=np.float32, float16=np.float16, uint16=np.uint16,
                                  int16=np.int16, empty=empty, asarray=asarray, from_dlpack=from_dlpack,
-                                 ascontiguousarray=ascontiguousarray,
-                                 zeros=np.zeros, cuda=types.SimpleNamespace(Stream=Stream, ExternalStream=ExternalStream))
+                                 ascontiguousarray=ascontiguousarray, zeros=np.zeros, capture=capture,
+                                 cuda=types.SimpleNamespace(Stream=Stream, ExternalStream=ExternalStream,
+                                                            get_current_stream=lambda: types.SimpleNamespace(ptr=77),
+                                                            runtime=types.SimpleNamespace(
+                                                                streamIsCapturing=stream_is_capturing)))
 
 
 @pytest.fixture
@@ -389,7 +398,8 @@ def test_gemm_allocates_and_launches_on_its_stream(fake):
     s = fake.cp.cuda.Stream(fake.events, "s")
     api.gemm(a, b, kernel="wmma", out_dtype="bf16", save_z=True, stream=s)
     assert fake.events[0] == "enter s" and fake.events[-1] == "exit s"
-    assert fake.events[1:-1] == ["empty uint16", "empty float32", "empty float32", "wmma", "cast bf16"]  # D, Z, scratch
+    allocated = [e for e in fake.events[1:-1] if not e.startswith("capturing?")]   # asked on the same stream
+    assert allocated == ["empty uint16", "empty float32", "empty float32", "wmma", "cast bf16"]  # D, Z, scratch
 
 
 def test_a_bad_stream_launches_nothing(fake):
@@ -444,8 +454,13 @@ class Tensor:
         self.host, self.is_cuda = host, is_cuda
         self.dtype = dtype or host.dtype.name
 
+    requires_grad = False
+
     def data_ptr(self):
         return self.host.__array_interface__["data"][0]
+
+    def detach(self):
+        return Tensor(self.host, is_cuda=self.is_cuda, dtype=self.dtype)
 
     def view(self, dtype):
         if dtype == "bfloat16":
@@ -584,3 +599,84 @@ def test_the_suite_checks_a_16_bit_d_with_its_rounding():
         wmma_suite.poison(Cp, d)
         assert np.isnan(wmma_suite.host_float64(d, out_dtype, d.dtype == np.uint16)).all()
         assert wmma_suite.check_against_reference(Cp, inputs, d, None, **kw)["status"] == "FAILED"
+
+
+def test_d_is_allocated_in_relaxed_capture_mode_while_the_stream_captures(fake, monkeypatch):
+    """Under a CuPy stream capture, the pool may have to cudaMalloc D: allowed only in relaxed capture mode."""
+    import contextlib
+
+    @contextlib.contextmanager
+    def relaxed():
+        fake.events.append("relaxed")
+        yield
+        fake.events.append("strict")
+
+    monkeypatch.setattr(gpu, "relaxed_capture", relaxed)
+    a, b = device(np.ones((16, 16), np.float16)), device(np.ones((16, 16), np.float16))
+    api.gemm(a, b)
+    assert "relaxed" not in fake.events and "capturing? 77" in fake.events
+    fake.cp.capture.on = True
+    fake.events.clear()
+    api.gemm(a, b)
+    assert fake.events.index("relaxed") < fake.events.index("empty float32") < fake.events.index("strict")
+    fake.events.clear()
+    api.gemm(a, b, out=device(np.empty((16, 16), np.float32)))   # nothing allocated: nothing asked
+    assert "relaxed" not in fake.events and not any(e.startswith("capturing?") for e in fake.events)
+
+
+@pytest.mark.parametrize("m,n,k", [(0, 16, 8), (16, 0, 8)])
+def test_empty_m_or_n_launch_nothing(fake, m, n, k):
+    d = api.gemm(device(np.ones((m, k), np.float16)), device(np.ones((k, n), np.float16)), act="relu")
+    assert d.shape == (m, n) and not fake.launched
+
+
+def test_k_zero_is_the_epilogue_alone(fake):
+    from fraglab.gemm.reference import activate
+
+    c = device(np.linspace(-2, 2, 48, dtype=np.float32).reshape(6, 8))
+    bias = device(np.linspace(-1, 1, 8, dtype=np.float32))
+    fake.cp.asnumpy = np.asarray
+    fake.cp.asarray = device
+    d = api.gemm(device(np.ones((6, 0), np.float16)), device(np.ones((0, 8), np.float16)), c=c, beta=0.5,
+                 bias=bias, act="gelu")
+    np.testing.assert_allclose(np.asarray(d), activate(0.5 * np.asarray(c, np.float64) + np.asarray(bias), "gelu"),
+                               rtol=1e-6, atol=1e-7)
+    assert not fake.launched
+
+
+def test_a_row_pitch_goes_to_the_wgmma_bind(fake):
+    wide = device(np.ones((16, 40), np.float16))
+    a = wide[:, :32]
+    b = device(np.ones((32, 16), np.float16))
+    out = device(np.empty((16, 24), np.float32))[:, :16]
+    api.gemm(a, b, out=out)
+    name, args, kwargs = fake.launched[-1]
+    assert name == "wgmma" and (kwargs["lda"], kwargs["ldb"], kwargs["ldd"]) == (40, 0, 24)
+    with pytest.raises(GemmArgumentError, match="leading dimension"):
+        api.gemm(a, b, kernel="wmma")
+
+
+def test_a_tensor_that_requires_grad_is_viewed_detached(fake, monkeypatch):
+    """DLPack refuses tensors that require grad (a Parameter): the view is of the detached tensor, same memory."""
+    _fake_torch_module(monkeypatch, fake.events)
+    a, b = _ab()
+
+    class Parameter(Tensor):
+        __module__ = "torch.nn.parameter"
+        requires_grad = True
+
+        def __dlpack__(self, *args, **kwargs):
+            raise BufferError("Can't export tensors that require gradient")
+
+    def from_dlpack(x):
+        x.__dlpack__()   # what CuPy does first
+        fake.events.append("from_dlpack")
+        return device(x.host)
+
+    fake.cp.from_dlpack = from_dlpack
+    Tensor.__dlpack__ = lambda self, *args, **kwargs: None
+    try:
+        run = api.prepare(a, Parameter(np.asarray(b)))
+    finally:
+        del Tensor.__dlpack__
+    assert run.plan.n == 48 and "from_dlpack" in fake.events
