@@ -327,3 +327,22 @@ def test_gpu_product_matches_float64(inst):
     for selector in range(inst.selectors):
         for ordered in inst.orderings:
             assert mma_sp_probe.product_check(inst, launch, selector, ordered) == 0.0, (selector, ordered)
+
+
+# ---- the bundled H100 capture, checked on any machine ----------------------------------------------
+
+def test_the_bundled_h100_capture_agrees_with_itself_and_the_model():
+    from fraglab.apis import FAMILIES
+    from fraglab.layouts import atlas as atlas_mod
+    from fraglab.layouts.verify import check_combination
+
+    atlas = atlas_mod.load_bundled(90, "mma_sp")
+    family = FAMILIES["mma_sp"]
+    for spec in family.specs():
+        measured = {m: atlas.raw_layout(spec, m) for m in family.methods}
+        assert all(v is not None for v in measured.values()), spec.key
+        assert "H100" in measured["mma"].source.provenance["gpu_name"], spec.key
+        row = check_combination(spec, measured, 90, atlas)
+        assert not row.problems and (row.model, row.atlas) == ("agrees", "agrees"), (spec.key, row.problems)
+        table = isa_map(spec.frag, spec.shape, spec.dtype, spec.layout)   # the ISA tables written above
+        assert np.array_equal(measured["onehot"].to_numpy(), table), spec.key
