@@ -63,6 +63,7 @@ def layout_command(api: str, options: dict) -> tuple[str | None, str | None, str
     tries = [dict(options)]
     if "layout" in options:
         tries.append({k: v for k, v in options.items() if k != "layout"})
+    tries += _same_layout_shapes(api, options)
     why = ""
     for opts in tries:
         try:
@@ -82,7 +83,21 @@ def layout_command(api: str, options: dict) -> tuple[str | None, str | None, str
         for name, value in needed:
             parts.append(("--trans" if value else "--no-trans") if name == "trans" else f"--{name} {value}")
         return " ".join(parts), spec.key, ""
-    return None, None, why
+    return None, None, why if len(why) <= 100 else why[:99] + "\u2026"
+
+
+def _same_layout_shapes(api: str, options: dict) -> list[dict]:
+    """Catalogued stand-ins with the same register layout (PTX ISA): a wgmma accumulator depends only on N
+    and its type (fraglab catalogues K = 16, and K = 32 for s32); a register A only on K and its type (N = 8)."""
+    shape = options.get("shape", "")
+    if api != "wgmma" or not shape.startswith("m64n"):
+        return []
+    n, k = shape[4:].split("k")
+    if options.get("frag") == "accumulator":
+        return [{**options, "shape": f"m64n{n}k{kk}"} for kk in (16, 32, 8) if str(kk) != k]
+    if options.get("frag") == "matrix_a":
+        return [{**options, "shape": f"m64n8k{k}"}]
+    return []
 
 
 def build_explanation(file: str, input_kind: str, level: str, text: str, *, arch: str | None = None,
@@ -95,6 +110,10 @@ def build_explanation(file: str, input_kind: str, level: str, text: str, *, arch
             known[0].count += 1
             continue
         layouts = [Layouts(role, *layout_command(f.api, opts)) for role, opts in f.fragments]
+        for lay in layouts:
+            stand_in = lay.key.split(".")[2] if lay.key else f.shape
+            if stand_in != f.shape:
+                lay.why = f"{stand_in} has the same register layout as {f.shape}"
         out.kinds.append(Kind(len(out.kinds) + 1, f.api, f.shape, f.types, f.note, layouts, 1))
     return out
 

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 
 # nvdisasm -c: "//---- .text.NAME ----" / ".text.NAME:"; cuobjdump -sass: "Function : NAME"
-_SASS_FUNCTION = re.compile(r"^\s*(?:Function\s*:\s*(\S+)|\.text\.(\S+?):\s*$)")
+_SASS_FUNCTION = re.compile(r"^\s*(?:Function\s*:\s*(\S+)|\.text\.(\S+?):\s*$|//-+\s*\.text\.(\S+)\s+-+)")
 _SASS_LINE = re.compile(r"/\*([0-9a-fA-F]{4,})\*/\s+(?:@!?U?P[T0-9]+\s+)?([A-Z][A-Za-z0-9_.]*)\s*([^;]*);")
 _PTX_FUNCTION = re.compile(r"^\s*(?:\.visible\s+|\.weak\s+|\.extern\s+)*\.(?:entry|func)\s+(?:\([^)]*\)\s*)?([\w$]+)")
 _PTX_LINE = re.compile(r"^\s*(?:@!?%?\w+\s+)?([a-z][a-z0-9_]*(?:\.[\w:]+)+)\s+([^;]*);")
@@ -56,7 +56,7 @@ def sass_lines(text: str) -> list[Line]:
     for raw in text.splitlines():
         found = _SASS_FUNCTION.match(raw)
         if found:
-            kernel = found.group(1) or found.group(2)
+            kernel = found.group(1) or found.group(2) or found.group(3)
             continue
         match = _SASS_LINE.search(raw)
         if match:

@@ -127,10 +127,11 @@ def _layout_lines(lay: Layouts, width: int) -> list[str]:
     if lay.command is None:
         return _wrap(f"# {lay.role}: no fraglab layout ({clean(lay.why)})", width, "    ", "    # ")
     one = f"    {lay.command}  # {lay.role}"
-    if len(one) <= width:
+    if len(one) <= width and not lay.why:
         return [one]
     cut = _wrap(lay.command, width - 2, "    ", "      ")
-    return [f"    # {lay.role}"] + [ln + " \\" for ln in cut[:-1]] + cut[-1:]
+    head = _wrap(f"# {lay.role}: {lay.why}" if lay.why else f"# {lay.role}", width, "    ", "    # ")
+    return head + [ln + " \\" for ln in cut[:-1]] + cut[-1:]
 
 
 __all__ = ["Explanation", "Kind", "Layouts", "clean"]

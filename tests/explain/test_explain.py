@@ -72,6 +72,26 @@ def test_hgmma_of_the_wgmma_gemm():
     assert d == "R24..R151"       # 64x256 f32 over 128 threads: 128 registers each
 
 
+def test_qgmma_igmma_and_register_a_hgmma_of_the_wgmma_probes():
+    found = explain.build_explanation("x", "cubin", "sass", (DATA / "wgmma_probe_sm90a.nvdisasm.txt").read_text())
+    got = {(f.line.kernel.split("Op_")[1].split("_t00")[0], f.shape, f.types) for f in found.findings}
+    assert got == {("ss_m64n32k32_f32_e4m3", "m64n32k32", "f32 = e4m3 x e4m3 + f32"),
+                   ("ss_m64n96k32_s32_s8", "m64n96k32", "s32 = s8 x s8 + s32"),
+                   ("rs_m64n16k16_f32_bf16", "m64n16k16", "f32 = bf16 x bf16 + f32"),
+                   ("rs_m64n8k8_f32_tf32", "m64n8k8", "f32 = tf32 x tf32 + f32")}
+    register_a = {f.shape: dict(f.operands) for f in found.findings if "Op_rs" in f.line.kernel}
+    assert register_a["m64n16k16"]["A"] == "R32..R35"      # 64x16 bf16 over 128 threads: 4 registers
+    assert register_a["m64n8k8"]["A"] == "R28..R31"        # 64x8 tf32: 4 registers
+    roles = {role for f in found.findings if "Op_ss" in f.line.kernel for role, _ in f.fragments}
+    assert roles == {"C/D"}                                # shared-memory A and B: only the accumulator's command
+    # fraglab catalogues the accumulator at k16 (its layout depends on N only) and register A at n8
+    commands = {k.shape: {lay.role: lay for lay in k.layouts} for k in found.kinds}
+    assert "--shape m64n32k16 --dtype f32" in commands["m64n32k32"]["C/D"].command
+    assert "same register layout" in commands["m64n32k32"]["C/D"].why
+    assert "--shape m64n8k16 --dtype bf16" in commands["m64n16k16"]["A"].command
+    assert all(len(line) <= 80 for line in found.to_text(80).splitlines())
+
+
 def test_operand_splitting_and_register_ranges():
     assert split_operands("R8, {R1, R2}, [R6+0x10], 0x0") == ("R8", "{R1, R2}", "[R6+0x10]", "0x0")
     assert registers("R12.reuse", 4) == "R12..R15" and registers("RZ", 4) == "RZ"
