@@ -7,13 +7,16 @@ Rules (issue 10, item 4):
 - A new file gets the mode the umask gives (an existing one keeps its mode); the data lands whole or not at
   all (temporary file beside the target, then rename), and a failure leaves nothing behind, not even the
   folders this call created.
-- A suffix that belongs to another format than the one asked for is an InputError (`check_suffix`); with no
-  format given, the suffix chooses (`format_from_suffix`).
+- One suffix rule for every command: a suffix that belongs to another format than the one written is an
+  InputError (`check_suffix`, which write_output applies from `fmt` or its default name's suffix); with no
+  format given, the suffix chooses (`format_from_suffix`). An empty name and a filesystem root are refused.
+- "wrote ..." lines go to stderr (`report_written`); stdout is for data.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import stat
 import sys
 import tempfile
@@ -25,15 +28,37 @@ from .errors import FraglabError, InputError
 
 PathLike = Union[str, os.PathLike]
 
-# Which suffixes each output format owns; a suffix owned by another format contradicts --format.
+# Which suffixes each output format owns; a suffix owned only by other formats contradicts the format written.
 FORMAT_SUFFIXES: dict[str, tuple[str, ...]] = {
     "json": (".json",), "csv": (".csv",), "png": (".png",), "svg": (".svg",), "pdf": (".pdf",),
-    "table": (".txt",), "html": (".html", ".htm"), "header": (".h", ".hpp", ".cuh"),
+    "table": (".txt",), "text": (".txt",), "html": (".html", ".htm"), "header": (".h", ".hpp", ".cuh"),
+    "tikz": (".tex",), "python": (".py",),
 }
+
+
+# What a string read from a file may not bring to a terminal or a generated line: C0 controls (ESC, NUL, BEL,
+# CR, newline ...), DEL, C1 controls (U+009B starts escapes too) and the bidi overrides that reorder text.
+_UNSAFE_CHARACTERS = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+CLEAN_LIMIT = 120  # characters of one file string shown before it is shortened
+
+
+def clean_text(value: object, limit: int | None = CLEAN_LIMIT) -> str:
+    """A string read from a file (an atlas's gpu_name, a key, a path, an argument) made safe to print or to put
+    in one generated line: every control or bidi character becomes '?', and over `limit` characters it is cut
+    with an ellipsis. The one sanitizer (fraglab.show.terminal re-exports it)."""
+    text = _UNSAFE_CHARACTERS.sub("?", str(value))
+    if limit is not None and len(text) > limit:
+        text = text[:max(limit - 1, 0)] + "\u2026"
+    return text
 
 
 def is_stdout(path: PathLike | None) -> bool:
     return path is None or str(path) == "-"
+
+
+def _owners(path: PathLike) -> set[str]:
+    suffix = Path(str(path)).suffix.lower()
+    return {fmt for fmt, suffixes in FORMAT_SUFFIXES.items() if suffix in suffixes}
 
 
 def format_from_suffix(path: PathLike | None, choices: tuple[str, ...] | None = None) -> str | None:
@@ -47,15 +72,37 @@ def format_from_suffix(path: PathLike | None, choices: tuple[str, ...] | None = 
     return None
 
 
+def _alternatives(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " or " + items[-1]
+
+
+def check_target(path: PathLike | None, argument: str = "--out") -> None:
+    """InputError unless `path` can name where a file goes: not empty, not a filesystem root."""
+    if path is None:
+        return
+    text = str(path)
+    if not text.strip():
+        raise InputError(f"invalid {argument} {text!r}: give a file name (or '-' for stdout)", argument=argument)
+    if text != "-" and Path(text).resolve() == Path(Path(text).resolve().anchor):
+        raise InputError(f"invalid {argument} {clean_text(text, 40)!r}: a filesystem root is not a file name; "
+                         "give a file name", argument=argument)
+
+
 def check_suffix(path: PathLike | None, fmt: str, argument: str = "--out") -> None:
-    """InputError when the file name's suffix belongs to a format other than `fmt` (png into a.json)."""
+    """The one suffix rule of every command: InputError when the file name's suffix belongs only to other
+    formats than `fmt` (TeX into t.png, a header into a.json). No suffix, or one no format owns, is free."""
+    check_target(path, argument)
     if is_stdout(path) or _names_folder(path):
         return
-    named = format_from_suffix(path)
-    if named is not None and named != fmt:
-        raise InputError(f"invalid {argument} {str(path)!r}: its suffix says {named}, but --format is {fmt}; "
-                         f"use a {'/'.join(FORMAT_SUFFIXES.get(fmt, ('',)))} name or --format {named}",
-                         argument=argument)
+    owners = _owners(path)
+    accepted = {f for f, suffixes in FORMAT_SUFFIXES.items() if set(suffixes) & set(FORMAT_SUFFIXES.get(fmt, ()))}
+    accepted.add(fmt)
+    if owners and not owners & accepted:
+        named = sorted(owners)[0]
+        wanted = FORMAT_SUFFIXES.get(fmt)
+        advice = f"use a name ending in {_alternatives(list(wanted))}" if wanted else "use another name"
+        raise InputError(f"invalid {argument} {clean_text(str(path), 40)!r}: its suffix {Path(str(path)).suffix} "
+                         f"is for {named}, but this writes {fmt}; {advice}", argument=argument)
 
 
 def _names_folder(path: PathLike) -> bool:
@@ -145,8 +192,15 @@ def _write_path(target: Path, payload: bytes) -> None:
         raise
 
 
-def write_output(path: PathLike | None, data: str | bytes, *, default_name: str, argument: str = "--out") -> Path | None:
-    """Write `data` to `path` by the rules above; returns the file written, or None for stdout."""
+def write_output(path: PathLike | None, data: str | bytes, *, default_name: str, argument: str = "--out",
+                 fmt: str | None = None) -> Path | None:
+    """Write `data` to `path` by the rules above; returns the file written, or None for stdout. The format
+    written is `fmt`, or else the one `default_name`'s suffix names: a `path` whose suffix says otherwise is
+    refused (check_suffix), as are an empty path and a filesystem root."""
+    check_target(path, argument)
+    fmt = fmt or format_from_suffix(default_name)
+    if fmt is not None:
+        check_suffix(path, fmt, argument)
     if is_stdout(path):
         if isinstance(data, bytes):
             sys.stdout.flush()
@@ -165,6 +219,13 @@ def write_output(path: PathLike | None, data: str | bytes, *, default_name: str,
         raise FraglabError(f"cannot write {str(target)!r}: {exc.strerror or exc}", argument=argument,
                            exit_code=1) from None
     return target
+
+
+def report_written(path: PathLike | None, what: str = "") -> None:
+    """The "wrote ..." line of every command: on stderr (stdout is for data), the path cleaned."""
+    if path is not None:
+        sys.stderr.write(f"wrote {clean_text(str(path), None)}{what}\n")
+        sys.stderr.flush()
 
 
 class _Staging:
@@ -194,6 +255,7 @@ def write_many(folder: PathLike, argument: str = "--out") -> Iterator[_Staging]:
 
     Every file is staged first; only when the block finishes are they renamed into place. An error inside the
     block removes what was staged and the folders this call created."""
+    check_target(folder, argument)
     folder = Path(folder)
     if folder.exists() and not folder.is_dir():
         raise InputError(f"invalid {argument} {str(folder)!r}: it is a file, not a folder", argument=argument)
@@ -221,5 +283,5 @@ def write_many(folder: PathLike, argument: str = "--out") -> Iterator[_Staging]:
         raise
 
 
-__all__ = ["write_output", "write_many", "check_suffix", "format_from_suffix", "target_path", "umask_mode",
+__all__ = ["clean_text", "check_target", "report_written", "write_output", "write_many", "check_suffix", "format_from_suffix", "target_path", "umask_mode",
            "FORMAT_SUFFIXES"]

@@ -19,7 +19,7 @@ def _require_gpu(what: str) -> None:
 
     usable, why = gpu.available()
     if not usable:
-        raise GpuUnavailable(f"{why} ({what} needs a GPU)")
+        raise GpuUnavailable(f"{what} needs a GPU: {why}")
 
 
 def _progress_capture():
@@ -37,17 +37,17 @@ def atlas_capture_command(
     out: Annotated[str, typer.Option(help="JSON file to write (written whole, or not at all; a folder: atlas.json inside)")],
 ):
     """Probe every fragment on the present GPU with every method and record it, with provenance."""
-    from ..files import check_suffix
+    from ..files import check_suffix, clean_text, report_written
 
     check_suffix(out, "json")
     _require_gpu("atlas capture")
     captured = _progress_capture()
     written = captured.save(out)
     p = captured.provenance
-    typer.echo(f"wrote {written or 'stdout'}: {len(captured.entries)} fragments on {captured.describe()}, "
-               f"{len(captured.refused)} refused; {p['capture_seconds']} s ({p['compile_seconds']} s compiling)")
+    report_written(written or "stdout", f": {len(captured.entries)} fragments on {clean_text(captured.describe())}, "
+                   f"{len(captured.refused)} refused; {p['capture_seconds']} s ({p['compile_seconds']} s compiling)")
     for key, why in captured.refused.items():
-        typer.echo(f"  refused {key}: {why}")
+        typer.echo(f"  refused {clean_text(key)}: {clean_text(why)}", err=True)
 
 
 @atlas_app.command("diff")
@@ -56,16 +56,21 @@ def atlas_diff_command(
     b: Annotated[Optional[Path], typer.Argument(help="Second atlas JSON (default: the bundled atlas of A's architecture)")] = None,
 ):
     """List every slot that differs between two atlases (exit 1 if any does)."""
+    from ..files import clean_text
     from ..layouts import atlas as atlas_mod
 
     first = atlas_mod.load(a)
     second = atlas_mod.load(b) if b is not None else atlas_mod.load_bundled(first.arch)
-    if b is None:
-        b = "the bundled atlas"
     lines = atlas_mod.diff(first, second)
-    typer.echo(f"A: {a} ({first.describe()})\nB: {b} ({second.describe()})")
+    if b is None:
+        # against the bundled atlas, only the families A holds: a WMMA-only file is not "missing" wgmma
+        families = sorted({spec.api for spec in first.specs()})
+        b = f"the bundled atlas, families {', '.join(families)}"
+        lines = [line for line in lines if not (line.endswith(": only in B") and line.split(".")[0] not in families)]
+    # paths, GPU names and keys come from files: cleaned before they reach the terminal
+    typer.echo(f"A: {clean_text(a)} ({clean_text(first.describe())})\nB: {clean_text(b)} ({clean_text(second.describe())})")
     for line in lines:
-        typer.echo(line)
+        typer.echo(clean_text(line, None))
     typer.echo(f"{len(lines)} difference(s)" if lines else "no differences")
     raise typer.Exit(1 if lines else 0)
 
@@ -91,7 +96,10 @@ def verify_table(rows, refused: dict[str, str]):
 
 def verify() -> bool:
     """Probe every fragment; print the methods x model x atlas table; True when every fragment agrees."""
+    from rich.text import Text
+
     from ..errors import AtlasError
+    from ..files import clean_text
     from ..layouts import atlas as atlas_mod
     from ..layouts.verify import check_combination
     from ..runtime import gpu
@@ -109,8 +117,8 @@ def verify() -> bool:
     con = console()
     con.print(verify_table(rows, captured.refused))
     bad = [r for r in rows if not r.ok]
-    con.print(f"{len(rows) - len(bad)} of {len(rows)} fragments agree on {captured.describe()}; "
-              f"{len(captured.refused)} refused")
+    con.print(Text(f"{len(rows) - len(bad)} of {len(rows)} fragments agree on {clean_text(captured.describe())}; "
+                   f"{len(captured.refused)} refused"))
     from ..smem.verify import verify_smem   # the shipped shared-memory cases, model against the bank probe
 
     smem_ok = verify_smem(lambda text: con.print(text, markup=False, highlight=False))

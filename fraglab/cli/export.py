@@ -33,6 +33,8 @@ class ColourBy(str, Enum):
 # Formats each --to writes; the first is the default.
 EXPORT_FORMATS = {"cute": ("text", "json"), "triton": ("text", "json", "python"), "header": ("cpp",), "tikz": ("tex",)}
 DEFAULT_SUFFIX = {"cute": ".txt", "triton": ".txt", "header": ".cuh", "tikz": ".tex"}
+# The file format (fraglab.files.FORMAT_SUFFIXES) of each --format; header and tikz write their own kind.
+FILE_FORMAT = {"text": "text", "json": "json", "python": "python"}
 
 Api = Annotated[str, typer.Option(help="Instruction family, as in `fraglab list` (wmma, mma, ldmatrix, wgmma, ...)")]
 Frag = Annotated[Optional[str], typer.Option(help="Operand, e.g. matrix_a | matrix_b | accumulator")]
@@ -52,17 +54,17 @@ Out = Annotated[Optional[str], typer.Option(help="Write here ('-' or none: stdou
 
 def _layout(api, frag, shape, dtype, layout, num, trans, source, atlas, swizzle=None, major=None, method=None):
     from ..export.select import select_layout
+    from ..layouts.resolve import for_output
 
-    return select_layout(api=api, frag=frag, shape=shape, dtype=dtype, layout=layout, num=num, trans=trans,
-                         swizzle=swizzle, major=major, source=source.value, atlas=atlas, method=method)
+    # what is written carries a one-line source, never a note, with the atlas's strings cleaned
+    return for_output(select_layout(api=api, frag=frag, shape=shape, dtype=dtype, layout=layout, num=num, trans=trans,
+                         swizzle=swizzle, major=major, source=source.value, atlas=atlas, method=method))
 
 
-def _write(text: str | bytes, out: Optional[str], default_name: str) -> None:
-    from ..files import write_output
+def _write(text: str | bytes, out: Optional[str], default_name: str, fmt: str | None = None) -> None:
+    from ..files import report_written, write_output
 
-    written = write_output(out, text, default_name=default_name)
-    if written is not None:
-        typer.echo(f"wrote {written}", err=True)
+    report_written(write_output(out, text, default_name=default_name, fmt=fmt))
 
 
 def _check_format(choices: tuple[str, ...], fmt: str, what: str) -> None:
@@ -84,9 +86,13 @@ def export_command(
     """Write a layout as code: a CuTe layout, a Triton linear layout, a C++ header, or a TikZ picture."""
     from ..export import cute, header, linear, tikz
 
+    from ..files import check_suffix
+
     kind = to.value
     fmt = format or EXPORT_FORMATS[kind][0]
     _check_format(EXPORT_FORMATS[kind], fmt, f"--to {kind}")
+    file_format = FILE_FORMAT.get(fmt, kind)
+    check_suffix(out, file_format)
     if name is not None and kind not in ("header", "cute"):
         raise InputError(f"--name applies to --to header or cute, not {kind}", argument="name")
     if name is not None:
@@ -105,7 +111,7 @@ def export_command(
     else:
         text = tikz.render(chosen, color_by.value)
     suffix = ".json" if fmt == "json" else ".py" if fmt == "python" else DEFAULT_SUFFIX[kind]
-    _write(text if text.endswith("\n") else text + "\n", out, chosen.spec.key + suffix)
+    _write(text if text.endswith("\n") else text + "\n", out, chosen.spec.key + suffix, file_format)
 
 
 def where_command(
@@ -167,7 +173,10 @@ def diff_command(
     from ..export import diff
     from ..layouts.spec import FragmentSpec
 
+    from ..files import check_suffix
+
     _check_format(("table", "json", "png", "svg", "pdf"), format, "diff")
+    check_suffix(out, format)
     a = _layout(api, frag, shape, dtype, layout, num, trans, source, atlas, swizzle, major, method)
     spec_b = FragmentSpec.from_key(with_key) if with_key else a.spec
     b = _layout(spec_b.api, spec_b.frag, spec_b.shape, spec_b.dtype, spec_b.layout, spec_b.num, spec_b.trans,

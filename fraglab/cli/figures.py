@@ -10,6 +10,9 @@ import typer
 from ..errors import AtlasError, FraglabError, InputError
 
 
+DEFAULT_FOLDER = "fraglab-figures"  # never a docs/ found by chance: the docs' own figures are asked for by --out
+
+
 def _parse_formats(text: str) -> tuple[str, ...]:
     from ..show.gallery import FORMATS
 
@@ -22,8 +25,9 @@ def _parse_formats(text: str) -> tuple[str, ...]:
 
 
 def figures_command(
-    out: Annotated[Path, typer.Option(help="Folder to write the figures and their manifest (figures.json) into")]
-    = Path("docs/figures"),
+    out: Annotated[Path, typer.Option(help="Folder to write the figures and their manifest (figures.json) into "
+                                           f"(default: {DEFAULT_FOLDER}/ in the current folder)")]
+    = Path(DEFAULT_FOLDER),
     format: Annotated[str, typer.Option("--format", help="Comma-separated: svg, png, pdf (e.g. svg,png)")] = "svg",
     atlas: Annotated[Optional[Path], typer.Option(
         help="Atlas JSON to draw (from `fraglab atlas capture`); default: the bundled H200 atlas")] = None,
@@ -55,7 +59,9 @@ def figures_command(
             progress.update(task, completed=done, total=total, description=name)
 
         written = gallery.generate_all(out, source, formats=formats, progress=report)
-    typer.echo(f"wrote {len(written)} figures and {gallery.MANIFEST_NAME} into {out}")
+    from ..files import report_written
+
+    report_written(f"{len(written)} figures and {gallery.MANIFEST_NAME} into {out}")
 
 
 def register(app: typer.Typer) -> None:

@@ -36,7 +36,7 @@ def layout_command(
     atlas: Annotated[Optional[Path], typer.Option(help="Answer from this captured atlas file (fraglab atlas capture) instead")] = None,
     method: Annotated[Optional[str], typer.Option(help="How it was measured: load (every holder), mma (identity MMA), onehot (which slots the MMA reads), store; `fraglab list` shows each family's (default: its first)")] = None,
     format: Annotated[Optional[FormatChoice], typer.Option("--format", help="table | json | csv | png | svg | pdf | tikz (default: from --out's suffix, else table)")] = None,
-    out: Annotated[Optional[str], typer.Option(help="Write here instead of stdout ('-': stdout; a folder: the default name inside; figures: default file name in the current folder)")] = None,
+    out: Annotated[Optional[str], typer.Option(help="Write here instead of stdout ('-': stdout; a folder: the default name inside; figures: default file name in the current folder); the suffix must fit the format")] = None,
     lane: Annotated[Optional[int], typer.Option(help="Highlight one lane (0..threads-1)")] = None,
     view: Annotated[ViewChoice, typer.Option(help="grid: the matrix with each cell's holders; lanes: each lane's slots")] = ViewChoice.grid,
     mma: Annotated[bool, typer.Option("--mma", help="Figure of A, B and the accumulator of one MMA, as C = A x B")] = False,
@@ -78,8 +78,8 @@ def specs_for(api, frag, shape, dtype, layout, extras, mma):
 
 def show_layout(*, api="wmma", frag, shape, dtype, layout, extras=None, source, method, atlas=None, fmt, out, lane, view, mma,
                 color_by, palette) -> None:
-    from ..files import write_output
-    from ..layouts.resolve import resolve_layout
+    from ..files import report_written, write_output
+    from ..layouts.resolve import for_output, resolve_layout
     from ..layouts.spec import check_lane
 
     specs = specs_for(api, frag, shape, dtype, layout, extras or {}, mma)
@@ -94,6 +94,8 @@ def show_layout(*, api="wmma", frag, shape, dtype, layout, extras=None, source, 
     if fmt in FIGURE_FORMATS:
         _write_figure(layouts, fmt, out, lane, color_by, palette, mma)
         return
+    if fmt != "table":  # files and data carry a one-line source, never a note, with file strings cleaned
+        layouts = [for_output(lay) for lay in layouts]
     if fmt == "table":
         if out is None or str(out) == "-":
             con = console()
@@ -116,9 +118,7 @@ def show_layout(*, api="wmma", frag, shape, dtype, layout, extras=None, source, 
     if out is None:
         typer.echo(text, nl=not text.endswith("\n"))
         return
-    written = write_output(out, text, default_name=_default_name(layouts, mma, TEXT_SUFFIX[fmt]))
-    if written is not None:
-        typer.echo(f"wrote {written}")
+    report_written(write_output(out, text, default_name=_default_name(layouts, mma, TEXT_SUFFIX[fmt]), fmt=fmt))
 
 
 def _default_name(layouts, mma: bool, suffix: str) -> str:
@@ -151,9 +151,9 @@ def _write_figure(layouts, fmt: str, out: Path | None, lane, color_by, palette, 
     fig = (figure.plot_mma(*layouts, lane=lane, color_by=color_by, palette=palette) if mma
            else figure.plot_layout(layouts[0], lane=lane, color_by=color_by, palette=palette))
     name = gallery.default_figure_name(tuple(layouts) if mma else layouts[0], fmt, mma=mma)
-    written = gallery.save_figure(fig, out if out is not None else Path(name), fmt, default_name=name)
-    if written is not None:
-        typer.echo(f"wrote {written}")
+    from ..files import report_written
+
+    report_written(gallery.save_figure(fig, out if out is not None else Path(name), fmt, default_name=name))
 
 
 def list_command(

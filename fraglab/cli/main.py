@@ -9,30 +9,59 @@ GPU); the parser's own usage errors keep their exit 2. Click's types come throug
 from __future__ import annotations
 
 import importlib
+import logging
+import re
+import sys
 from typing import Annotated
 
 import typer
-from typer.core import TyperGroup
 
 from .._version import __version__
 from ..errors import CompileError, FraglabError, GpuUnavailable
-from ..show.terminal import ascii_only
+from ..files import clean_text
+from .common import FraglabGroup, _UsageError, error_line, usage_error_line, use_fraglab_help
+
+_log = logging.getLogger("fraglab")
 
 
-class _HandledGroup(TyperGroup):
-    """A command group whose invoke turns every FraglabError into one line and its exit code."""
+def _gpu_message(message: str) -> str:
+    """No usable GPU in one short line; the parenthesised details (the exception, the install hint) are logged
+    for --verbose."""
+    if not message.startswith("no usable GPU") and "needs a GPU" not in message:
+        message = f"no usable GPU: {message}"
+    short = re.sub(r" \((?:[^()]|\([^()]*\))*\)", "", message).split("; ")[0]
+    if short != message:
+        _log.info("%s", message)
+        hint = " (--verbose says more)"
+        if len(error_line(short + hint)) <= 80:
+            short += hint
+    return short
+
+
+class _HandledGroup(FraglabGroup):
+    """The root group: every FraglabError and every parser error becomes one line on stderr and its exit code."""
 
     def invoke(self, ctx: typer.Context):
         try:
             return super().invoke(ctx)
         except FraglabError as exc:
             message = str(exc).split("\n")[0] or exc.__class__.__name__
-            if isinstance(exc, GpuUnavailable) and not message.startswith("no usable GPU"):
-                message = f"no usable GPU: {message}"
-            typer.echo(f"fraglab: error: {message}", err=True)
+            if isinstance(exc, GpuUnavailable):
+                message = _gpu_message(message)
+            typer.echo(error_line(message), err=True)
             if isinstance(exc, CompileError) and exc.log.strip():
                 typer.echo("--- NVRTC log ---\n" + exc.log.strip(), err=True)
             ctx.exit(exc.exit_code)
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        try:
+            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except _UsageError as exc:
+            typer.echo(usage_error_line(exc), err=True)
+            sys.exit(exc.exit_code)
+        sys.exit(code if isinstance(code, int) else 0)
 
 
 app = typer.Typer(
@@ -41,8 +70,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
-    # rich draws help panels with box characters; an ASCII-only terminal gets click's plain help instead
-    rich_markup_mode=None if ascii_only() else "rich",
+    rich_markup_mode=None,  # help is fraglab's own (cli/common.py), the same under every typer
 )
 
 
@@ -52,9 +80,25 @@ def _version_callback(value: bool):
         raise typer.Exit()
 
 
+class _CleanFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        return "fraglab: " + clean_text(record.getMessage(), limit=None)
+
+
+def _verbose_callback(value: bool):
+    if value and not any(isinstance(h, logging.StreamHandler) for h in _log.handlers):
+        handler = logging.StreamHandler(sys.stderr)  # the stream of the moment (CliRunner swaps it)
+        handler.setFormatter(_CleanFormatter())
+        _log.addHandler(handler)
+        _log.setLevel(logging.INFO)
+
+
 @app.callback()
 def _root(version: Annotated[bool, typer.Option("--version", callback=_version_callback, is_eager=True,
-                                                help="Print the version and exit.")] = False):
+                                                help="Print the version and exit.")] = False,
+          verbose: Annotated[bool, typer.Option("--verbose", callback=_verbose_callback, is_eager=True,
+                                                help="Say on stderr why no GPU is used, and what else "
+                                                     "fraglab chose by itself.")] = False):
     pass
 
 
@@ -78,6 +122,7 @@ def _register_commands() -> None:
 
 
 _register_commands()
+use_fraglab_help(app)
 
 
 def main() -> None:

@@ -1,19 +1,62 @@
 """Choosing where a layout comes from: the GPU, the bundled atlas, or the family's PTX model, with the reason.
 
-`auto` tries them in that order and notes on the layout's source why it fell back. The family (fraglab.apis)
-supplies the measurement and the model; this module only chooses.
+`auto` tries them in that order and notes on the layout's source, in a few words, that it fell back; the
+full reason (why no GPU is usable) goes to the "fraglab" logger once per process (`fraglab --verbose` shows
+it). The family (fraglab.apis) supplies the measurement and the model; this module only chooses.
 """
 
 from __future__ import annotations
 
+import logging
 from dataclasses import replace
 
 from ..errors import AtlasError, CompileError, FraglabError, GpuUnavailable, InputError, ProbeError
+from ..files import clean_text
 from . import atlas as atlas_mod
 from .layout import Layout, with_reads
 from .spec import FragmentSpec
 
 SOURCES = ("auto", "gpu", "atlas", "model")
+NO_GPU = "no GPU here"
+log = logging.getLogger("fraglab")
+_reported: set[str] = set()
+
+
+def _report_once(reason: str) -> None:
+    if reason not in _reported:
+        _reported.add(reason)
+        log.info("%s", reason)
+
+
+def source_line(source, with_note: bool = True) -> str:
+    """Where a layout came from in one short line: `atlas (H200, sm_90; no GPU here)`, `gpu (H100 80GB HBM3,
+    sm_90)`, `model (PTX ISA ...)`. File strings are cleaned (no control characters, long ones cut); generated
+    code passes with_note=False (a source, never a note)."""
+    p = getattr(source, "provenance", None) or {}
+    note = getattr(source, "note", "") if with_note else ""
+    if source.kind == "model":
+        inside = clean_text(p.get("model", "PTX formulas"), 200)
+    else:
+        name = str(p.get("gpu_name", "unknown GPU"))
+        name = name[len("NVIDIA "):] if name.startswith("NVIDIA ") else name
+        inside = f"{clean_text(name, 40)}, sm_{clean_text(p.get('compute_capability', '?'), 8)}"
+    return f"{source.kind} ({inside}" + (f"; {clean_text(note, 200)})" if note else ")")
+
+
+def for_output(layout: Layout) -> Layout:
+    """The layout as generated files carry it (headers, CuTe/Triton text, JSON, CSV): its source without the
+    note, and every provenance string cleaned (an atlas's gpu_name cannot end a comment line or carry ESC)."""
+    def cleaned(value):
+        if isinstance(value, str):
+            return clean_text(value, 200)
+        if isinstance(value, list):
+            return [cleaned(v) for v in value]
+        if isinstance(value, dict):
+            return {clean_text(k, 200): cleaned(v) for k, v in value.items()}
+        return value
+
+    source = replace(layout.source, note="", provenance=cleaned(dict(layout.source.provenance)))
+    return Layout(layout.spec, layout.method, source, layout.row, layout.col, layout.mma_reads)
 
 
 def check_source(source: str) -> None:
@@ -51,7 +94,7 @@ def from_model(spec: FragmentSpec, method: str) -> Layout:
     if found is None:
         raise FraglabError(f"the PTX model does not cover {spec.describe()}", exit_code=1)
     if method != "load":
-        found = noted(found, "the model predicts one map; it is shown for every method")
+        found = noted(found, "one map for every method")
     return found
 
 
@@ -86,9 +129,7 @@ def resolve_layout(spec: FragmentSpec, source: str = "auto", method: str | None 
     if source == "model":
         return from_model(spec, method)
     if model_only:  # nothing to measure and no atlas entry: straight to the model, and say so
-        return noted(from_model(spec, method), f"{spec.api} is model only (no probe measures it); "
-                                               "answered from the PTX model, unmeasured")
-    reasons: list[str] = []
+        return noted(from_model(spec, method), f"{spec.api} is model only")
     arch = None
     from ..runtime import gpu  # light: CuPy itself is imported only inside gpu.cupy()
 
@@ -97,17 +138,17 @@ def resolve_layout(spec: FragmentSpec, source: str = "auto", method: str | None 
         try:
             return from_gpu(spec, method)
         except (CompileError, GpuUnavailable, ProbeError) as exc:
-            reasons.append(f"the GPU probe failed ({str(exc).splitlines()[0]})")
+            short = "the GPU probe failed"
+            _report_once(f"{short} for {spec.describe()}: {str(exc).splitlines()[0]}")
             arch = gpu.compute_capability()
     else:
-        reasons.append(f"no usable GPU ({why})")
+        short = NO_GPU
+        _report_once(f"no usable GPU: {why}")
     try:
-        found = from_atlas(spec, method, arch)
-        return noted(found, "; ".join(reasons) + "; answered from the bundled atlas")
+        return noted(from_atlas(spec, method, arch), short)
     except AtlasError as exc:
-        reasons.append(str(exc))
-    found = from_model(spec, method)
-    return noted(found, "; ".join(reasons) + "; answered from the PTX model")
+        _report_once(f"no atlas entry: {exc}")
+    return noted(from_model(spec, method), f"{short}, not in the atlas")
 
 
-__all__ = ["SOURCES", "resolve_layout", "from_gpu", "from_atlas", "from_model", "noted", "check_source", "check_method"]
+__all__ = ["SOURCES", "NO_GPU", "source_line", "for_output", "resolve_layout", "from_gpu", "from_atlas", "from_model", "noted", "check_source", "check_method"]

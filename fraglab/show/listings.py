@@ -14,7 +14,7 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
-from .terminal import HEAD_RULE
+from .terminal import HEAD_RULE, clean_text
 
 EXTRA_FIELDS = ("num", "trans", "swizzle", "major")
 
@@ -151,9 +151,10 @@ def catalogue_view(families: Iterable) -> Group:
 
 def atlas_view(found) -> Group:
     """`atlas show`: the provenance, then per family each fragment, its slots, duplicates and methods."""
-    parts = [Text.assemble(("atlas ", "bold"), f"{found.path}: {found.describe()}")]
+    # the path, the provenance and the refusals come from the file: cleaned (no control characters, cut)
+    parts = [Text.assemble(("atlas ", "bold"), f"{clean_text(found.path)}: {clean_text(found.describe())}")]
     for key, value in found.provenance.items():
-        parts.append(Text(f"  {key}: {value}"))
+        parts.append(Text(f"  {clean_text(key, 40)}: {clean_text(value)}"))
     by_family: dict[str, list] = {}
     for spec in found.specs():
         by_family.setdefault(spec.api, []).append(spec)
@@ -170,7 +171,7 @@ def atlas_view(found) -> Group:
     parts.append(Text("slots = slots per lane; dups = slots holding an element another slot holds; "
                       "ignored = slots the MMA does not read; '?' = not measured", style="dim"))
     for key, why in found.refused.items():
-        parts.append(Text(f"refused {key}: {why}", style="yellow"))
+        parts.append(Text(f"refused {clean_text(key)}: {clean_text(why)}", style="yellow"))
     return Group(*parts)
 
 
@@ -189,7 +190,7 @@ def verify_view(rows, refused: dict[str, str]) -> Group:
                           result)
         parts.append(table)
     for key, why in refused.items():
-        parts.append(Text(f"refused {key}: {why}", style="yellow"))
+        parts.append(Text(f"refused {clean_text(key)}: {clean_text(why)}", style="yellow"))
     return Group(*parts)
 
 

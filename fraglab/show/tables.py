@@ -50,20 +50,22 @@ def _ignored_text(layout: Layout) -> str:
 
 
 def header(layout: Layout) -> Text:
+    """The fragment, its method and one short source line (file strings cleaned by resolve.source_line)."""
+    from ..layouts.resolve import source_line
+
     s = layout.spec
-    text = Text()
+    text = Text(overflow="fold")  # a word wider than the console (a PTX spelling) folds, never runs past it
     text.append(s.describe(), style="bold")
     text.append(f"  method {layout.method}\n")
     text.append("source: ", style="bold")
-    text.append(layout.source.summary())
+    line = source_line(layout.source)
+    text.append(line)
     if layout.source.kind == "model":
         text.append("  (a model, not a measurement)", style="italic")
     text.append("\n")
-    if layout.source.note:
-        text.append(f"note: {layout.source.note}\n", style="yellow")
     family = s._known_family()
     family_note = family.note(s) if family is not None and family.note is not None else ""
-    if family_note and family_note not in layout.source.summary():
+    if family_note and family_note not in line:
         text.append(f"{s.api}: {family_note}\n")
     text.append(f"slots: {layout.threads * layout.num_elements} ({layout.num_elements} per thread x "
                 f"{layout.threads} threads); duplicates: {layout.duplicate_slots}; "

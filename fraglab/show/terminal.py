@@ -16,6 +16,10 @@ from typing import TextIO
 from rich.box import Box
 from rich.console import Console
 
+from ..files import clean_text  # the one sanitizer of strings read from files; printed views use it
+
+__all__ = ["clean_text", "make_console", "output_width", "ascii_only", "colour_wanted", "DEFAULT_WIDTH"]
+
 DEFAULT_WIDTH = 80
 MIN_WIDTH = 20  # below this no table can show a label and a cell side by side
 

@@ -84,7 +84,7 @@ def test_suffix_rules(tmp_path):
     check_suffix("a.json", "json")
     check_suffix("-", "png")
     check_suffix(tmp_path, "png")  # a folder gets the default name
-    with pytest.raises(InputError, match="suffix says png"):
+    with pytest.raises(InputError, match=r"its suffix \.png is for png, but this writes json; use a name ending in \.json"):
         check_suffix("a.png", "json")
 
 

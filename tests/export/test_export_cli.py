@@ -82,7 +82,7 @@ def test_export_header_into_a_folder_gets_the_default_name(tmp_path):
     assert result.exit_code == 0, result.output
     written = tmp_path / f"{ATLAS_ACC}.cuh"
     text = written.read_text()
-    assert "struct WmmaAcc {" in text and "NVIDIA H200" in text and "fraglab export --to header" in text
+    assert "struct WmmaAcc {" in text and "// Source: atlas (H200, sm_90)" in text and "fraglab export --to header" in text
 
 
 def test_export_tikz_to_a_file(tmp_path):

@@ -115,7 +115,8 @@ def test_header_uses_the_cute_arithmetic_when_it_exists_and_a_table_otherwise():
 
 def test_header_has_provenance_and_both_compilers():
     text = header.render(WMMA[0], "WmmaA", command="fraglab export --to header --name WmmaA")
-    assert "NVIDIA H200" in text and '"kind": "atlas"' in text and "fraglab export --to header" in text
+    # one source line, no note, whatever the layout's source carried (issue 23)
+    assert "// Source: atlas (H200, sm_90)\n" in text and "fraglab export --to header" in text
     assert "#define FRAGLAB_HD __host__ __device__" in text and "defined(__CUDACC_RTC__)" in text
 
 
