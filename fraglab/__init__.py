@@ -7,6 +7,7 @@ The package root only re-exports; nothing inside fraglab imports it. Public API,
                                      one fragment's Layout (.holders(r, c), .to_numpy(), .to_dict(), .table(), .figure())
     fraglab.smem(layout, dtype=, access=, fragment=, tile=, source=)
                                      shared-memory banks and wavefronts of one access (fraglab.smem.analysis)
+    fraglab.check(cute=|triton=|table=|header=, frag=, ...)   a written layout against the measured one
     fraglab.catalogue(api=None)      every fragment fraglab knows, as `fraglab list --format json` lists them
     fraglab.FAMILIES                 the instruction families (fraglab.apis.FAMILIES)
     fraglab.FraglabError             the base of every error fraglab reports
@@ -38,13 +39,13 @@ def __getattr__(name: str):
     if name in _LAZY:
         module, attr = _LAZY[name]
         return getattr(importlib.import_module(module), attr)
-    if name == "gemm":
-        return importlib.import_module("fraglab.gemm")
+    if name in ("gemm", "check"):  # callable packages: fraglab.gemm(...), fraglab.check(...)
+        return importlib.import_module(f"fraglab.{name}")
     raise AttributeError(f"module 'fraglab' has no attribute {name!r}")
 
 
 def __dir__():
-    return sorted([*globals(), *_LAZY, "gemm"])
+    return sorted([*globals(), *_LAZY, "gemm", "check"])
 
 
-__all__ = ["__version__", "gemm", *_LAZY]
+__all__ = ["__version__", "gemm", "check", *_LAZY]

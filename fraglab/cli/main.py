@@ -104,7 +104,7 @@ def _root(version: Annotated[bool, typer.Option("--version", callback=_version_c
 
 # Each module registers its commands with register(app); the optional ones (owned by other features) may be absent.
 _COMMAND_MODULES = ("fraglab.cli.layout", "fraglab.cli.atlas", "fraglab.cli.figures", "fraglab.cli.gemm",
-                    "fraglab.cli.smem", "fraglab.cli.explain")
+                    "fraglab.cli.check", "fraglab.cli.smem", "fraglab.cli.explain")
 _OPTIONAL_MODULES = ("fraglab.cli.export",)
 
 
