@@ -67,6 +67,21 @@ def _write(text: str | bytes, out: Optional[str], default_name: str, fmt: str | 
     report_written(write_output(out, text, default_name=default_name, fmt=fmt))
 
 
+def _fit(text: str, fmt: str) -> str:
+    """A table answer wrapped at spaces to the output width (80 columns when piped); JSON stays one line."""
+    if fmt == "json":
+        return text
+    import textwrap
+
+    from ..show.terminal import output_width
+
+    width = output_width()
+    return "\n".join(line if len(line) <= width else
+                     "\n".join(textwrap.wrap(line, width, subsequent_indent="  ", break_long_words=False,
+                                              break_on_hyphens=False))
+                     for line in text.split("\n"))
+
+
 def _check_format(choices: tuple[str, ...], fmt: str, what: str) -> None:
     if fmt not in choices:
         raise InputError(f"invalid --format {fmt!r} for {what}: valid choices are {', '.join(choices)}",
@@ -127,7 +142,7 @@ def where_command(
 
     _check_format(("table", "json"), format, "where")
     chosen = _layout(api, frag, shape, dtype, layout, num, trans, source, atlas, swizzle, major, method)
-    typer.echo(query.where_text(chosen, row, col, format).rstrip("\n"))
+    typer.echo(_fit(query.where_text(chosen, row, col, format).rstrip("\n"), format))
 
 
 def what_command(
@@ -143,7 +158,7 @@ def what_command(
 
     _check_format(("table", "json"), format, "what")
     chosen = _layout(api, frag, shape, dtype, layout, num, trans, source, atlas, swizzle, major, method)
-    typer.echo(query.what_text(chosen, thread, slot, format).rstrip("\n"))
+    typer.echo(_fit(query.what_text(chosen, thread, slot, format).rstrip("\n"), format))
 
 
 def html_command(

@@ -158,3 +158,15 @@ def test_no_cursor_escapes_before_a_one_line_error_on_a_tty(args):
     out = _on_a_tty(args)
     assert b"\x1b" not in out, out
     assert out.strip().startswith(b"fraglab: error: ") and out.strip().count(b"\n") == 0, out
+
+
+@pytest.mark.parametrize("args", [
+    ["what", "--frag", "accumulator", "--thread", "5", "--slot", "3"],
+    ["what", "--api", "wgmma", "--frag", "accumulator", "--shape", "m64n256k16", "--thread", "100", "--slot", "3"],
+    ["where", "--api", "wgmma", "--frag", "accumulator", "--shape", "m64n256k16", "--row", "63", "--col", "255"],
+])
+def test_answers_fit_80_columns(args):
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert all(len(line) <= 80 for line in result.output.splitlines()), result.output
+    assert "holds" in result.output or "held by" in result.output
