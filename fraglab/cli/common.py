@@ -29,7 +29,7 @@ SUCCESS, FAILED, BAD_INPUT = 0, 1, 2
 
 # click's UsageError, from typer's own copy of click (0.29) or from click itself (older typer)
 _UsageError = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "UsageError")
-ARGUMENT_LIMIT = 40      # a quoted argument longer than this is shortened in an error line
+ARGUMENT_LIMIT = 64      # a quoted argument (or an unquoted word) longer than this is shortened in an error line
 FIRST_COLUMN = 24        # widest option column that keeps its description beside it
 
 
@@ -81,8 +81,10 @@ def shorten_arguments(message: str, limit: int = ARGUMENT_LIMIT) -> str:
 def error_line(message: str) -> str:
     """`fraglab: error: ...` on one line: the first line of the message, control characters removed,
     long quoted arguments shortened."""
-    first = (message.splitlines() or [""])[0]
-    return "fraglab: error: " + clean_text(shorten_arguments(first), limit=None)
+    first = shorten_arguments((message.splitlines() or [""])[0])
+    # an unquoted long word (a path in "no atlas file at ...") is cut too
+    first = re.sub(r"\S{%d,}" % (ARGUMENT_LIMIT + 1), lambda m: m.group(0)[:ARGUMENT_LIMIT - 1] + "\u2026", first)
+    return "fraglab: error: " + clean_text(first, limit=None)
 
 
 # ---- what each option takes, from the command's signature ----------------------------------------------
