@@ -138,7 +138,12 @@ def gemm_command(
         fail("--out-dtype applies to --wmma and --wgmma; the SIMT ladder writes float32")
 
     from .. import bench as benchmod
+    from ..runtime import gpu
 
+    if not wmma and kernel is not None:  # a bad argument is named before the GPU is looked for
+        from ..gemm import simt as gemm_simt
+        _choice(kernel, tuple(gemm_simt.RUNGS), "--kernel")
+    gpu.cupy()  # no usable GPU: one line, before a progress bar draws anything on a terminal
     family = ("wgmma" if wgmma else "wmma") if wmma else "simt"
     with benchmod.progress(transient=True) as prog:
         if wmma:
@@ -219,6 +224,7 @@ def peak_command(
     if not sustain >= 0 or sustain > 600:
         fail(f"invalid --sustain {sustain}: seconds between 0 and 600")
     from ..runtime import gpu
+    gpu.cupy()  # no usable GPU: one line, before a progress bar draws anything on a terminal
     with benchmod.progress(transient=True) as prog:
         rows = peak.measure(probe or None, iters=iters, sustain_s=sustain, progress=prog)
     info = gpu.device_info()

@@ -14,6 +14,14 @@ def _run(*args):
     return runner.invoke(app, list(args))
 
 
+@pytest.fixture
+def fake_gpu(monkeypatch):
+    """gemm and peak look for the GPU before they start (no progress bar before a no-GPU error): a stand-in."""
+    from fraglab.runtime import gpu
+
+    monkeypatch.setattr(gpu, "cupy", lambda: object())
+
+
 @pytest.mark.parametrize("args,fragment", [
     (("gemm", "--act", "swish"), "invalid --act 'swish': valid choices are none, relu"),
     (("gemm", "--bias", "row"), "invalid --bias 'row': valid choices are none, per_m, per_n, full"),
@@ -63,7 +71,7 @@ FAKE = {
 }
 
 
-def test_wmma_bench_prints_the_table_and_writes_json_and_plot(monkeypatch, tmp_path):
+def test_wmma_bench_prints_the_table_and_writes_json_and_plot(monkeypatch, tmp_path, fake_gpu):
     from fraglab.bench import wmma_suite
 
     seen = {}
@@ -85,7 +93,7 @@ def test_wmma_bench_prints_the_table_and_writes_json_and_plot(monkeypatch, tmp_p
     assert (tmp_path / "r.png").read_bytes()[:4] == b"\x89PNG"
 
 
-def test_bench_prints_the_suites_notes_under_the_tables(monkeypatch):
+def test_bench_prints_the_suites_notes_under_the_tables(monkeypatch, fake_gpu):
     from fraglab.bench import wmma_suite
 
     note = "torch: a baseline that computes another function"
@@ -95,7 +103,7 @@ def test_bench_prints_the_suites_notes_under_the_tables(monkeypatch):
     assert note in res.output and res.output.index(note) > res.output.index("Ratios")
 
 
-def test_a_failed_check_exits_1(monkeypatch):
+def test_a_failed_check_exits_1(monkeypatch, fake_gpu):
     from fraglab.bench import wmma_suite
 
     failed = {**FAKE, "rows": [dict(FAKE["rows"][0], status="FAILED")]}
@@ -104,7 +112,7 @@ def test_a_failed_check_exits_1(monkeypatch):
     assert res.exit_code == 1 and "FAILED" in res.output
 
 
-def test_check_is_the_default_without_bench(monkeypatch):
+def test_check_is_the_default_without_bench(monkeypatch, fake_gpu):
     from fraglab.bench import wmma_suite
 
     seen = {}
@@ -113,7 +121,7 @@ def test_check_is_the_default_without_bench(monkeypatch):
     assert seen["check"] and not seen["bench"]
 
 
-def test_peak_prints_rates_and_sass_verdicts(monkeypatch, tmp_path):
+def test_peak_prints_rates_and_sass_verdicts(monkeypatch, tmp_path, fake_gpu):
     from fraglab.bench import peak
     from fraglab.runtime import gpu
 
@@ -143,7 +151,7 @@ def test_peak_accepts_a_wgmma_probe_and_refuses_it_in_one_line_on_another_gpu(mo
     assert len(lines) == 1 and "needs an sm_90 GPU" in lines[0] and "this GPU is sm_80" in lines[0]
 
 
-def test_simt_runs_the_ladder_and_prints_its_rows(monkeypatch, tmp_path):
+def test_simt_runs_the_ladder_and_prints_its_rows(monkeypatch, tmp_path, fake_gpu):
     from fraglab.bench import simt_ladder
 
     seen = {}
