@@ -1,7 +1,8 @@
 """Small wgmma GEMM launches for compute-sanitizer (memcheck, racecheck, synccheck): every tile, edges in M, N
 and K, a staged bias, C and Z; staged stores also from a grid of one block (one cluster), so the bias and store
-buffers are reused from tile to tile; a column-major (K-major) B on the one-block tiles, and e4m3 inputs. Exits 1
-if a result is wrong.
+buffers are reused from tile to tile; a column-major (K-major) B on the one-block tiles, e4m3 inputs (also with
+a scale per row of A and per column of B), and the schedule's picks with L2 promotion off. Exits 1 if a result is
+wrong.
 
 Usage (device): compute-sanitizer --tool racecheck python3 benchmarks/wgmma_sanitize.py
 """
@@ -25,9 +26,9 @@ def main() -> int:
     rng = np.random.default_rng(0)
     bad = 0
     cases = [(t, "f32", "direct", "C") for t in (*wgmma.TILES, "128x128p", "64x256p", "128x256c2", "128x128c2")]
-    cases += [(t, o, "tma", "C") for t in ("128x256", "128x256c2", "128x128p", "128x64", "64x256pc2", "128x128pc2")
-              for o in ("f16", "f32")]
-    cases += [(t, "f16", "tma", "F") for t in ("128x256", "128x128p", "128x64")]
+    cases += [(t, o, "tma", "C") for t in ("128x256", "128x256c2", "128x128p", "128x64", "64x256p", "64x256pc2",
+                                           "128x128pc2") for o in ("f16", "f32")]
+    cases += [(t, "f16", "tma", "F") for t in ("128x256", "128x128p", "128x64", "64x256p")]
     for tile, out, store, b_order in cases:
         grids = (None, wgmma.ALL_TILES[tile].cluster_m) if store == "tma" else (None,)
         for (m, n, k, bias_mode), grid in itertools.product(((200, 264, 136, "per_n"), (130, 136, 520, "per_m")), grids):
@@ -66,6 +67,38 @@ def main() -> int:
         bad += not ok
         print(f"{tile} f16 tma e4m3 {m}x{n}x{k} per_n grid {grid or 'full'}: rel err {err:.2e} {'ok' if ok else 'FAILED'}",
               flush=True)
+    for tile, grid in itertools.product(("128x256", "64x256p", "128x64"), (None, 1)):   # e4m3 with row / column scales
+        m, n, k = 200, 264, 208
+        a8 = rng.integers(0x20, 0x50, (m, k)).astype(np.uint8) | (rng.integers(0, 2, (m, k)) << 7).astype(np.uint8)
+        w8 = rng.integers(0x20, 0x50, (n, k)).astype(np.uint8) | (rng.integers(0, 2, (n, k)) << 7).astype(np.uint8)
+        sa, sb = rng.uniform(0.5, 2, m).astype(np.float32), rng.uniform(0.5, 2, n).astype(np.float32)
+        bias = rng.uniform(-1, 1, n).astype(np.float32)
+        d = cp.full((m, n), np.nan, cp.float16)
+        spec = wgmma.spec_for("e4m3", m, n, k, act="relu", bias_mode="per_n", tile=tile, out_dtype="f16", b_order="F",
+                              scaled=True)
+        wgmma.launch(spec, cp.asarray(a8), cp.asarray(w8).T, d, bias=cp.asarray(bias), grid=grid,
+                     scale_a=cp.asarray(sa), scale_b=cp.asarray(sb))
+        cp.cuda.runtime.deviceSynchronize()
+        ref = np.maximum(sa[:, None] * (e4m3_to_float64(a8) @ e4m3_to_float64(w8).T) * sb[None, :] + bias[None, :], 0)
+        err = np.abs(d.get().astype(np.float64) - ref).max() / np.abs(ref).max()
+        ok = err < 2e-3 and not np.isnan(d.get()).any()
+        bad += not ok
+        print(f"{tile} f16 tma e4m3 scaled {m}x{n}x{k} per_n grid {grid or 'full'}: rel err {err:.2e} "
+              f"{'ok' if ok else 'FAILED'}", flush=True)
+    for shape in ((1, 1000, 1000), (200, 1000, 360)):   # the schedule's picks with L2 promotion off (misaligned rows)
+        m, n, k = shape
+        a = rng.uniform(-1, 1, (m, k)).astype(np.float16)
+        b = rng.uniform(-1, 1, (k, n)).astype(np.float16)
+        d = cp.full((m, n), np.nan, cp.float16)
+        spec = wgmma.spec_for("f16", m, n, k, out_dtype="f16")
+        wgmma.launch(spec, cp.asarray(a), cp.asarray(b), d)
+        cp.cuda.runtime.deviceSynchronize()
+        ref = a.astype(np.float64) @ b.astype(np.float64)
+        err = np.abs(d.get().astype(np.float64) - ref).max() / np.abs(ref).max()
+        ok = err < 2e-3 and not np.isnan(d.get()).any()
+        bad += not ok
+        print(f"{spec.tile} f16 tma {m}x{n}x{k} promotion {spec.l2_promotion}: rel err {err:.2e} "
+              f"{'ok' if ok else 'FAILED'}", flush=True)
     return 1 if bad else 0
 
 

@@ -2,8 +2,10 @@
 where cuobjdump is on the PATH, count their SASS: all instructions, MUFU (the special-function unit the smooth
 activations use), HGMMA/QGMMA, and BSSY (a convergence barrier per branch).
 
-The kernels are what the bench runs: f16 in, f16 D through shared memory and TMA, bias per column.
-Usage (device): PYTHONPATH=$PWD python3 benchmarks/wgmma_sass.py OUTDIR [--acts relu,gelu] [tile ...]
+The kernels are what the bench runs: f16 in (or --dtype e4m3, B column-major; --scaled: with row and column
+scales), f16 D through shared memory and TMA, bias per column.
+Usage (device): PYTHONPATH=$PWD python3 benchmarks/wgmma_sass.py OUTDIR [--acts relu,gelu] [--dtype e4m3 --scaled]
+[tile ...]
 """
 
 from __future__ import annotations
@@ -34,22 +36,28 @@ def main(argv) -> int:
     parser.add_argument("out", type=Path)
     parser.add_argument("tiles", nargs="*")
     parser.add_argument("--acts", default="relu,gelu")
+    parser.add_argument("--dtype", default="f16", choices=wgmma.INPUT_DTYPES)
+    parser.add_argument("--scaled", action="store_true")
     args = parser.parse_intermixed_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    order = "F" if args.dtype in wgmma.FP8_DTYPES else "C"
     count = shutil.which("cuobjdump") is not None
     for tile in args.tiles or list(wgmma.TILES):
         for act in args.acts.split(","):
-            spec = wgmma.WgmmaKernelSpec("f16", act, "per_n", tile=tile, out_dtype="f16", store="tma")
+            spec = wgmma.WgmmaKernelSpec(args.dtype, act, "per_n", tile=tile, out_dtype="f16", store="tma",
+                                         b_order=order, scaled=args.scaled)
             ok, log, cubin = compile_build(wgmma.build_of((spec.name(),), ("--ptxas-options=-v",)), "sm_90a",
                                            cubin=True, include_dirs=["/usr/local/cuda/include"])
             report = " | ".join(line.split(":", 1)[-1].strip() for line in log.splitlines()
                                 if "registers" in line or "spill" in line or "C7508" in line)
             counts = ""
             if ok:
-                path = args.out / f"wgmma_{tile}_{act}.cubin"
+                path = args.out / f"wgmma_{args.dtype}{'_scaled' if args.scaled else ''}_{tile}_{act}.cubin"
                 path.write_bytes(cubin)
                 if count:
                     counts = " ".join(f"{k}={v}" for k, v in sass_counts(path).items())
-            print(f"{tile} {act}/per_n f16 D tma: ok={ok} {counts} {report}")
+            print(f"{args.dtype}{' scaled' if args.scaled else ''} {tile} {act}/per_n f16 D tma: ok={ok} {counts} "
+                  f"{report}")
     return 0
 
 

@@ -96,11 +96,17 @@ def gemm_command(
     kernel: Annotated[Optional[str], typer.Option(help="--simt: run only this rung of the ladder")] = None,
     tile: Annotated[Optional[str], typer.Option(help="--wmma: force the block tile (256x128 | 128x64); with --wgmma, one of fraglab.gemm.wgmma.ALL_TILES (128x256, 128x128, ...); default by size")] = None,
     b_order: Annotated[Optional[str], typer.Option("--b-order", help="--wmma/--wgmma: B in memory, C (row-major K x N) or F (column-major: the transpose of a row-major N x K weight); default C, and F for e4m3")] = None,
+    shapes: Annotated[Optional[str], typer.Option("--shapes", help="With --bench: time a named set of shapes through fraglab.gemm against cuBLAS and cuBLASLt fused: llm (8B and 70B projections at M = 1, 16, 128, 2048, 8192), ragged, decode; B column-major unless --b-order C")] = None,
 ):
     """Run the GEMM with a fused epilogue: check it against float64 and/or benchmark it."""
     _choice(act, ACT_KINDS, "--act")
     _choice(bias, BIAS_MODES, "--bias")
     _choice(out_dtype, OUT_DTYPES, "--out-dtype")
+    if shapes is not None:
+        _shapes_command(shapes, dtype=dtype, act=act, bias=bias, out_dtype=out_dtype, b_order=b_order, bench=bench,
+                        check=check, wmma=wmma, sized=any(v is not None for v in (size, m, n, k)), tile=tile,
+                        json_path=json_path)
+        return
     if not check and not bench:
         check = True
     sizes = parse_sizes(size, m, n, k, DEFAULT_BENCH_SIZES if bench else DEFAULT_CHECK_SIZES)
@@ -200,6 +206,33 @@ def gemm_command(
     failed = [r for r in rows if r.get("status") == "FAILED"]
     if failed:
         raise CheckFailed(f"{len(failed)} check(s) FAILED (tolerances: fraglab.gemm.reference.TOLERANCES)")
+
+
+def _shapes_command(name: str, *, dtype: str, act: str, bias: str, out_dtype: str, b_order: Optional[str],
+                    bench: bool, check: bool, wmma: bool, sized: bool, tile: Optional[str], json_path) -> None:
+    """`--bench --shapes NAME`: the named set through fraglab.gemm against cuBLAS and cuBLASLt fused."""
+    from ..bench.shapes import SHAPE_COLUMNS, SHAPE_SETS, run_shapes, shape_set
+
+    _choice(name, tuple(SHAPE_SETS), "--shapes")
+    for bad, message in ((not bench or check, "--shapes times a set: give it with --bench (and without --check)"),
+                         (not wmma, "--shapes runs fraglab.gemm's tensor-core road: not with --simt"),
+                         (sized, "--shapes names its own sizes: not with --size/--m/--n/--k"),
+                         (tile is not None, "--shapes takes each shape's scheduled tile: not with --tile")):
+        if bad:
+            fail(message, argument="--shapes")
+    _choice(dtype, WMMA_DTYPES, "--dtype")
+    if b_order is not None:
+        _choice(b_order, B_ORDERS, "--b-order")
+    from ..runtime import gpu
+    gpu.cupy()  # GpuUnavailable: one line, before any work
+    from .. import bench as benchmod
+    with benchmod.progress(transient=True) as prog:
+        result = run_shapes(shape_set(name), dtype=dtype, act=act, bias_mode=bias, out_dtype=out_dtype,
+                            b_order=b_order or "F", progress=prog)
+    _print_table(result["rows"], SHAPE_COLUMNS,
+                 f"--shapes {name}: {dtype}, D {out_dtype}, act={act}, bias={bias}, B {b_order or 'F'}; TFLOP/s")
+    if json_path is not None:
+        benchmod.save_json({"command": "gemm --shapes", "shapes": name, **result}, json_path)
 
 
 def peak_command(

@@ -20,8 +20,8 @@ from . import simt as gemm_simt
 from . import wgmma as gemm_wgmma
 from . import wmma as gemm_wmma
 from .torch_road import current_stream, torch_gemm, torch_module
-from .validate import (KERNELS, OUT_DTYPES, GemmArgumentError, GemmPlan, KernelFallback, is_aligned, stream_handle,
-                       tensor_core_kernel, validate_gemm_args)
+from .validate import (KERNELS, OUT_DTYPES, GemmArgumentError, GemmPlan, KernelFallback, check_scales, is_aligned,
+                       stream_handle, tensor_core_kernel, validate_gemm_args)
 
 
 @dataclass
@@ -61,13 +61,13 @@ class PreparedGemm:
 def prepare(a, b, *, c=None, bias=None, bias_mode: Optional[str] = None, act: str = "none", alpha: float = 1.0,
             beta: float = 0.0, leaky_slope: float = 0.01, save_z: bool = False, out=None, z_out=None,
             kernel: str = "auto", input_dtype: Optional[str] = None, tile: Optional[str] = None,
-            out_dtype=None) -> PreparedGemm:
+            out_dtype=None, scale_a=None, scale_b=None) -> PreparedGemm:
     """Validate (gemm/validate.py) and plan once; the returned PreparedGemm launches with no further checks
     (what the benchmarks time). Arguments as for `gemm`; z_out: where Z goes (default: a new array). D, Z and the
     f32 scratch of a cast are allocated here, from CuPy's pool on the current stream."""
     cp = gpu.cupy()  # GpuUnavailable, with the reason, when there is no usable GPU
     torch = torch_module()
-    if torch is not None and isinstance(a, torch.Tensor):
+    if torch is not None and isinstance(a, torch.Tensor) and scale_a is None and scale_b is None:
         road = torch_gemm(torch, a, b, c, bias, bias_mode, act, alpha, beta, leaky_slope, save_z, out, z_out, kernel,
                           input_dtype, tile, None, out_dtype, prepare_only=True)
         if road is not None:
@@ -85,6 +85,8 @@ def prepare(a, b, *, c=None, bias=None, bias_mode: Optional[str] = None, act: st
     plan = validate_gemm_args(a, b, c=c, bias=bias, bias_mode=bias_mode, act=act, alpha=alpha, beta=beta,
                               leaky_slope=leaky_slope, save_z=save_z, out=out, kernel=kernel,
                               input_dtype=input_dtype, out_dtype=out_dtype, z_out=z_out)
+    scale_a, scale_b = _scales_as_cupy(cp, scale_a, scale_b)
+    scaled = check_scales(scale_a, scale_b, plan.dtype, plan.m, plan.n)   # e4m3 only: always the wgmma kernel
     m, n = plan.m, plan.n
     capturing = (out is None or (plan.save_z and z_out is None)) and gpu.stream_is_capturing(
         cp.cuda.get_current_stream().ptr)
@@ -113,12 +115,13 @@ def prepare(a, b, *, c=None, bias=None, bias_mode: Optional[str] = None, act: st
             aligned = is_aligned(plan.k, n, pointers)
     if plan.b_order == "F" and family != "wgmma":
         b = cp.ascontiguousarray(b)   # the WMMA and SIMT kernels read a row-major B: they get a row-major copy
-    spec = _spec(family, plan, tile, aligned)
+    spec = _spec(family, plan, tile, aligned, scaled)
     check_row_pitch_store(plan, spec)
     cast = family != "wgmma" and plan.out_dtype != "f32"   # WMMA and SIMT store f32 only
     with gpu.relaxed_capture() if capturing else _NO_STREAM:
         d_kernel = cp.empty((m, n), dtype=cp.float32) if cast else d
-    launch = _launcher(family, spec, plan, a, b, d_kernel, c_arg, bias_arg, z, alpha, beta, leaky_slope)
+    launch = _launcher(family, spec, plan, a, b, d_kernel, c_arg, bias_arg, z, alpha, beta, leaky_slope,
+                       (scale_a, scale_b))
     if cast:
         kernel_launch, out_dtype_code = launch, plan.out_dtype
 
@@ -164,7 +167,8 @@ def _empty_problem(cp, plan: GemmPlan, a_in, d, z, c, bias, beta, leaky_slope, o
 
 def gemm(a, b, *, c=None, bias=None, bias_mode: Optional[str] = None, act: str = "none", alpha: float = 1.0,
          beta: float = 0.0, leaky_slope: float = 0.01, save_z: bool = False, out=None, kernel: str = "auto",
-         input_dtype: Optional[str] = None, tile: Optional[str] = None, stream=None, out_dtype=None):
+         input_dtype: Optional[str] = None, tile: Optional[str] = None, stream=None, out_dtype=None,
+         scale_a=None, scale_b=None):
     """D = act(alpha * a @ b (+ beta * c) (+ bias)), one launch; returns D, or (D, Z) with save_z.
 
     a (M, K) and b (K, N): GPU arrays, a row-major, b row-major or column-major (b = w.T of a row-major (N, K)
@@ -189,10 +193,12 @@ def gemm(a, b, *, c=None, bias=None, bias_mode: Optional[str] = None, act: str =
     stream: a CuPy Stream or ExternalStream, a torch.cuda.Stream, or an int cudaStream_t; None: CuPy's current
     stream (torch's default stream and CuPy's are both the legacy default one unless either was changed). The
     result's memory is allocated on that stream too.
+    scale_a (M,) and scale_b (N,) float32, e4m3 only, given together: the rowwise fp8 recipe, the product times
+    scale_a[m] * scale_b[n] before alpha, C, the bias and the activation (torch._scaled_mm's (M, 1) / (1, N) too).
     """
     torch = torch_module()
-    # the torch road: no DLPack, D from torch's allocator
-    if torch is not None and isinstance(a, torch.Tensor):
+    # the torch road: no DLPack, D from torch's allocator (rowwise scales take the CuPy road)
+    if torch is not None and isinstance(a, torch.Tensor) and scale_a is None and scale_b is None:
         result = torch_gemm(torch, a, b, c, bias, bias_mode, act, alpha, beta, leaky_slope, save_z, out, None,
                             kernel, input_dtype, tile, stream, out_dtype)
         if result is not None:
@@ -201,7 +207,7 @@ def gemm(a, b, *, c=None, bias=None, bias_mode: Optional[str] = None, act: str =
     with _NO_STREAM if stream is None else _cupy_stream(stream):
         return prepare(a, b, c=c, bias=bias, bias_mode=bias_mode, act=act, alpha=alpha, beta=beta,
                        leaky_slope=leaky_slope, save_z=save_z, out=out, kernel=kernel, input_dtype=input_dtype,
-                       tile=tile, out_dtype=out_dtype)()
+                       tile=tile, out_dtype=out_dtype, scale_a=scale_a, scale_b=scale_b)()
 
 
 _NO_STREAM = contextlib.nullcontext()   # reusable: entering it does nothing
@@ -210,9 +216,17 @@ _NO_STREAM = contextlib.nullcontext()   # reusable: entering it does nothing
 # ---------------------------------------------------------------------------------------------
 # Planning helpers
 
-def _spec(family: str, plan: GemmPlan, tile: Optional[str], aligned: bool):
+def _spec(family: str, plan: GemmPlan, tile: Optional[str], aligned: bool, scaled: bool = False):
     """The kernel spec for this plan (cached; the spec classes validate themselves when built)."""
-    return _SPECS[(family, plan, tile, aligned)]   # plans are interned by validate: hashing them is cheap
+    return _SPECS[(family, plan, tile, aligned, scaled)]   # plans are interned by validate: hashing them is cheap
+
+
+def _scales_as_cupy(cp, scale_a, scale_b):
+    """The rowwise scales as CuPy arrays (torch tensors and other GPU arrays viewed, gemm/interop.py)."""
+    from .interop import to_cupy
+
+    return tuple(x if x is None or isinstance(x, cp.ndarray) else to_cupy(cp, x, name)[0]
+                 for x, name in ((scale_a, "scale_a"), (scale_b, "scale_b")))
 
 
 def check_row_pitch_store(plan: GemmPlan, spec) -> None:
@@ -223,14 +237,14 @@ def check_row_pitch_store(plan: GemmPlan, spec) -> None:
 
 
 def _make_spec(key):
-    family, plan, tile, aligned = key
+    family, plan, tile, aligned, scaled = key
     if family == "wgmma":
         if tile is not None and tile not in gemm_wgmma.ALL_TILES:
             raise GemmArgumentError("tile", f"{tile!r} is not valid for wgmma: choose one of "
                                             f"{', '.join(gemm_wgmma.ALL_TILES)}")
         return gemm_wgmma.spec_for(plan.dtype, plan.m, plan.n, plan.k, act=plan.act, bias_mode=plan.bias_mode,
                                    has_c=plan.has_c, save_z=plan.save_z, sm_count=_sm_count(), tile=tile,
-                                   out_dtype=plan.out_dtype, b_order=plan.b_order)
+                                   out_dtype=plan.out_dtype, b_order=plan.b_order, scaled=scaled)
     if family == "wmma":
         if tile is not None and tile not in gemm_wmma.ALIGNED_TILES:
             raise GemmArgumentError("tile", f"{tile!r} is not valid: choose one of "
@@ -244,12 +258,13 @@ def _make_spec(key):
 _SPECS = BoundedMemo(_make_spec, 1024)   # (family, plan, tile, aligned) -> kernel spec: skips spec_for's checks
 
 
-def _launcher(family, spec, plan, a, b, d, c, bias, z, alpha, beta, leaky_slope) -> Callable[[], None]:
+def _launcher(family, spec, plan, a, b, d, c, bias, z, alpha, beta, leaky_slope,
+              scales=(None, None)) -> Callable[[], None]:
     """The bound launch on CuPy's current stream (PreparedGemm enters the caller's stream around it)."""
     if family == "wgmma":   # parameters packed once: a call is one cuLaunchKernel
         launch = gemm_wgmma.bind(spec, a, b, d, c=c, bias=bias, z=z, alpha=alpha, beta=beta,
                                  leaky_slope=leaky_slope, sm_count=_sm_count(), lda=plan.lda, ldb=plan.ldb,
-                                 ldd=plan.ldd)
+                                 ldd=plan.ldd, scale_a=scales[0], scale_b=scales[1])
     elif family == "wmma":
         def launch():
             gemm_wmma.launch(spec, a, b, d, c=c, bias=bias, z=z, alpha=alpha, beta=beta, leaky_slope=leaky_slope)

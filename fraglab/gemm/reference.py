@@ -50,18 +50,30 @@ def activate(x: np.ndarray, act: str, leaky_slope: float = 0.01) -> np.ndarray:
 
 
 def reference_gemm(a, b, *, c=None, bias=None, bias_mode: str = "none", act: str = "none", alpha: float = 1.0,
-                   beta: float = 0.0, leaky_slope: float = 0.01) -> tuple[np.ndarray, np.ndarray]:
+                   beta: float = 0.0, leaky_slope: float = 0.01, scale_a=None,
+                   scale_b=None) -> tuple[np.ndarray, np.ndarray]:
     """(D, Z) in float64 for D = act(alpha * a @ b + beta * c + bias), Z the pre-activation.
 
     `c` is used when given (beta scales it, as the kernel's HasC path does); bias follows `bias_mode`.
+    scale_a (M,) and scale_b (N,), given together: a @ b becomes scale_a[m] * (a @ b)[m, n] * scale_b[n] before
+    alpha, C and the bias (the rowwise-scaled fp8 recipe).
     """
     a64 = np.asarray(a).astype(np.float64)
     b64 = np.asarray(b).astype(np.float64)
     if a64.ndim != 2 or b64.ndim != 2 or a64.shape[1] != b64.shape[0]:
         raise ValueError(f"a {a64.shape} and b {b64.shape} do not chain as (M, K) @ (K, N)")
     m, n = a64.shape[0], b64.shape[1]
+    if (scale_a is None) != (scale_b is None):
+        raise ValueError("scale_a and scale_b come together (a factor per row of A and per column of B)")
     with np.errstate(over="ignore", invalid="ignore"):
-        pre = alpha * (a64 @ b64)
+        product = a64 @ b64
+        if scale_a is not None:
+            sa = np.asarray(scale_a).astype(np.float64).reshape(-1)
+            sb = np.asarray(scale_b).astype(np.float64).reshape(-1)
+            if sa.shape != (m,) or sb.shape != (n,):
+                raise ValueError(f"scale_a has {sa.size} values and scale_b {sb.size}; expected M = {m} and N = {n}")
+            product = sa[:, None] * product * sb[None, :]
+        pre = alpha * product
         if c is not None:
             pre = pre + beta * np.asarray(c).astype(np.float64)
         shape = bias_shape(bias_mode, m, n)

@@ -302,6 +302,26 @@ def _check_operand(x, argument: str, column_major_too: bool = False):
     return shape, _dtype_name(x), order, ld
 
 
+def check_scales(scale_a, scale_b, dtype: str, m: int, n: int) -> bool:
+    """The rowwise fp8 recipe's factors: scale_a (M,) per row of A and scale_b (N,) per column of B (or (M, 1) and
+    (1, N), as torch._scaled_mm takes them), dense float32, given together, for e4m3 inputs; the kernel multiplies
+    the product by scale_a[m] * scale_b[n] before alpha, C, the bias and the activation. True when given."""
+    if scale_a is None and scale_b is None:
+        return False
+    if scale_a is None or scale_b is None:
+        raise GemmArgumentError("scale_a" if scale_a is None else "scale_b",
+                                "scale_a (M,) and scale_b (N,) come together (a factor per row of A and per column "
+                                "of B)")
+    if dtype != "e4m3":
+        raise GemmArgumentError("scale_a", f"row and column scales are for e4m3 inputs; {dtype} takes a scale in "
+                                           f"alpha")
+    for x, name, shapes in ((scale_a, "scale_a", ((m,), (m, 1))), (scale_b, "scale_b", ((n,), (1, n)))):
+        shape = tuple(getattr(x, "shape", ()))
+        check_matrix(x, name, shape if shape in shapes else shapes[0])
+        if x.data.ptr % 8:   # read as float2 pairs
+            raise GemmArgumentError(name, "must start 8-byte aligned (a fresh array is)")
+    return True
+
 
 def validate_gemm_args(a, b, *, c=None, bias=None, bias_mode: Optional[str] = None, act: str = "none",
                        alpha: float = 1.0, beta: float = 0.0, leaky_slope: float = 0.01, save_z: bool = False,

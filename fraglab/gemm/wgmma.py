@@ -16,6 +16,7 @@ import numpy as np
 
 from ..memo import BoundedMemo
 from ..runtime.build import SM90A, Sm90aBuild
+from . import schedule
 from .epilogue import ACT_KINDS, BIAS_MODES, epilogue_cpp
 
 ENTRY = "gemm/wgmma.cu"
@@ -92,14 +93,15 @@ class TileConfig:
 # against 729 598. The overlap does not make up for the slower mainloop. Clusters of two on 128x256 (same call
 # type, 12:28 UTC): burst 747 709 676 against 752 698 676; sustained (3 s, 700 W cap) f16 / bf16 8192^3 660 / 692
 # against 660 / 696. Halving B's L2 traffic buys no clock under the power cap either.
+# Which of them a problem gets is fraglab/gemm/schedule.py's rules (64x256p: M <= 64).
 TILES: dict[str, TileConfig] = {
     "128x256": TileConfig(128, 256, 4, 16),
     "128x128": TileConfig(128, 128, 6),
     "128x64": TileConfig(128, 64, 8),
+    "64x256p": TileConfig(64, 256, 5, pingpong=True),
 }
 EXPERIMENTAL_TILES: dict[str, TileConfig] = {
     "128x128p": TileConfig(128, 128, 6, pingpong=True),
-    "64x256p": TileConfig(64, 256, 5, pingpong=True),
     "128x256s3": TileConfig(128, 256, 3, 16),
     "128x256g4": TileConfig(128, 256, 4, 4),
     "128x256g8": TileConfig(128, 256, 4, 8),
@@ -112,9 +114,6 @@ EXPERIMENTAL_TILES: dict[str, TileConfig] = {
     "128x128pc2": TileConfig(128, 128, 6, pingpong=True, cluster_m=2),
 }
 ALL_TILES = {**TILES, **EXPERIMENTAL_TILES}
-# The largest tile that still gives this many waves of tiles (measured: at 2048^3, 128 tiles of 128x256 on 132
-# SMs beat 256 of 128x128; at 1024^3, 64 tiles of 128x128 leave half the SMs idle).
-MIN_WAVES = 0.9
 # How the MN-major B descriptor's two byte offsets are assigned (see BDescOffsets in wgmma.cu):
 # False: leading = stride between 64-column blocks, stride = between 8-row swizzle atoms.
 B_SWAP_OFFSETS = False
@@ -132,17 +131,23 @@ class WgmmaKernelSpec:
     out_dtype: str = "f32"
     store: str = "direct"     # "tma": D through shared memory (stmatrix for 16-bit D) and TMA stores
     b_order: str = "C"        # B (K x N) in memory: "C" row-major (MN-major), "F" column-major (K-major: N x K rows)
+    l2_promotion: str = schedule.DEFAULT_L2_PROMOTION   # of the A, B and D tensor maps (not the kernel's name)
+    scaled: bool = False      # e4m3: the accumulator times scale_a[m] * scale_b[n] first (the rowwise fp8 recipe)
 
     def __post_init__(self):
         for value, valid, argument in ((self.dtype, INPUT_DTYPES, "dtype"), (self.out_dtype, OUT_DTYPES, "out_dtype"),
                                        (self.act, ACT_KINDS, "act"),
                                        (self.bias_mode, BIAS_MODES, "bias_mode"),
                                        (self.tile, tuple(ALL_TILES), "tile"), (self.store, STORES, "store"),
-                                       (self.b_order, B_ORDERS, "b_order")):
+                                       (self.b_order, B_ORDERS, "b_order"),
+                                       (self.l2_promotion, schedule.L2_PROMOTIONS, "l2_promotion")):
             if value not in valid:
                 raise ValueError(f"invalid {argument} {value!r}: valid choices are {', '.join(valid)}")
         if self.dtype in FP8_DTYPES and self.b_order != "F":
             raise ValueError(f"{self.dtype} operands are K-major only: B must be column-major (b_order 'F')")
+        if self.scaled and self.dtype not in FP8_DTYPES:
+            raise ValueError(f"row and column scales (scaled) are for {', '.join(FP8_DTYPES)} inputs; "
+                             f"{self.dtype} takes its scale in alpha")
         if self.b_order == "F" and self.tile_config.cluster_m > 1:
             raise ValueError(f"tile {self.tile!r} multicasts halves of an MN-major B: a column-major B needs a "
                              f"one-block tile")
@@ -162,7 +167,8 @@ class WgmmaKernelSpec:
         """The C++ name expression of this instantiation."""
         kernel = "gemm_wgmma_cluster_kernel" if self.tile_config.cluster_m > 1 else "gemm_wgmma_kernel"
         return (f"fraglab::wgmma_gemm::{kernel}<{self.tile_config.cpp(self.store == 'tma')}, "
-                f"{epilogue_cpp(self.act, self.bias_mode, self.has_c, self.save_z)}, {_CPP_TYPE[self.dtype]}, "
+                f"{epilogue_cpp(self.act, self.bias_mode, self.has_c, self.save_z, self.scaled)}, "
+                f"{_CPP_TYPE[self.dtype]}, "
                 f"{_CPP_TYPE[self.out_dtype]}, "
                 f"{'true' if self.b_swap_offsets else 'false'}, {'true' if self.b_order == 'F' else 'false'}>")
 
@@ -328,12 +334,10 @@ def launch_blocks(m: int, n: int, tile: TileConfig, sm_count: int = 132) -> int:
     return min(units, sm_count // tile.cluster_m) * tile.cluster_m
 
 
-def choose_tile(m: int, n: int, sm_count: int = 132) -> str:
-    """128x256, else 128x128, else 128x64: the first that yields at least MIN_WAVES waves of tiles."""
-    for name in ("128x256", "128x128"):
-        if tiles_for(m, n, TILES[name]) >= MIN_WAVES * sm_count:
-            return name
-    return "128x64"
+def choose_tile(m: int, n: int, sm_count: int = 132, k: int = 4096, dtype: str = "f16", b_order: str = "C",
+                out_dtype: str = "f32") -> str:
+    """The tile fraglab/gemm/schedule.py's rules give this problem."""
+    return schedule.choose(m, n, k, dtype, b_order, out_dtype, sm_count).tile
 
 
 # How D leaves the kernel unless a store is asked for. Measured (H100, 2026-11-23, benchmarks/wgmma_suite.py
@@ -345,18 +349,23 @@ DEFAULT_STORE = "tma"
 
 def spec_for(dtype: str, m: int, n: int, k: int, *, act: str = "none", bias_mode: str = "none",
              has_c: bool = False, save_z: bool = False, sm_count: int = 132, tile: str | None = None,
-             out_dtype: str = "f32", store: str | None = None, b_order: str = "C") -> WgmmaKernelSpec:
-    del k  # every K uses the same kernel: TMA zero-fills the last K-block
-    return WgmmaKernelSpec(dtype, act, bias_mode, has_c, save_z, tile or choose_tile(m, n, sm_count), B_SWAP_OFFSETS,
-                           out_dtype, store or DEFAULT_STORE, b_order)
+             out_dtype: str = "f32", store: str | None = None, b_order: str = "C",
+             scaled: bool = False) -> WgmmaKernelSpec:
+    """The instantiation and tensor-map settings for one problem: fraglab/gemm/schedule.py's choice (a `tile` given
+    keeps its own, with the schedule's L2 promotion)."""
+    plan = schedule.choose(m, n, k, dtype, b_order, out_dtype, sm_count)
+    return WgmmaKernelSpec(dtype, act, bias_mode, has_c, save_z, tile or plan.tile, B_SWAP_OFFSETS,
+                           out_dtype, store or DEFAULT_STORE, b_order, plan.l2_promotion, scaled)
 
 
 def all_specs() -> list[WgmmaKernelSpec]:
     """Every instantiation `spec_for` can return."""
-    return [WgmmaKernelSpec(dtype, act, bias_mode, has_c, save_z, tile, B_SWAP_OFFSETS, out, DEFAULT_STORE, order)
-            for dtype, act, bias_mode, has_c, save_z, tile, out, order
-            in product(INPUT_DTYPES, ACT_KINDS, BIAS_MODES, (False, True), (False, True), TILES, OUT_DTYPES, B_ORDERS)
-            if order == "F" or dtype not in FP8_DTYPES]
+    return [WgmmaKernelSpec(dtype, act, bias_mode, has_c, save_z, tile, B_SWAP_OFFSETS, out, DEFAULT_STORE, order,
+                            scaled=scaled)
+            for dtype, act, bias_mode, has_c, save_z, tile, out, order, scaled
+            in product(INPUT_DTYPES, ACT_KINDS, BIAS_MODES, (False, True), (False, True), TILES, OUT_DTYPES, B_ORDERS,
+                       (False, True))
+            if (order == "F" or dtype not in FP8_DTYPES) and (not scaled or dtype in FP8_DTYPES)]
 
 
 def all_builds() -> list[WgmmaBuild]:
@@ -370,11 +379,11 @@ TMA_MAP_DTYPE = np.dtype([("words", np.uint64, (16,))], align=True)   # CUtensor
 
 
 def encode_tma(pointer: int, dtype: str, inner: int, outer: int, box_inner: int, box_outer: int,
-               pitch: int = 0) -> np.void:
+               l2_promotion: str = schedule.DEFAULT_L2_PROMOTION, pitch: int = 0) -> np.void:
     """A row-major (outer x inner) matrix of f16, bf16, f32 or e4m3 (as bytes) elements as a 2-D tiled tensor map
     with 128B swizzle; with outer = 0, a vector of `inner` elements as a (1 x inner) map without swizzle (the bias; the
-    driver refuses rank 1 here). Out-of-bounds boxes are zero-filled (loads) or clipped (stores). Returned as the
-    128 bytes the kernel takes by value."""
+    driver refuses rank 1 here). Out-of-bounds boxes are zero-filled (loads) or clipped (stores); `l2_promotion`:
+    how far L2 widens each fetch (schedule.L2_PROMOTIONS). Returned as the 128 bytes the kernel takes by value."""
     import ctypes
 
     from cuda.bindings import driver as cu
@@ -395,7 +404,8 @@ def encode_tma(pointer: int, dtype: str, inner: int, outer: int, box_inner: int,
         data_type, 2, pointer, [cu.cuuint64_t(inner), cu.cuuint64_t(outer)], [cu.cuuint64_t(row_bytes)],
         [cu.cuuint32_t(box_inner), cu.cuuint32_t(box_outer)], [cu.cuuint32_t(1), cu.cuuint32_t(1)],
         cu.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
-        cu.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+        getattr(cu.CUtensorMapL2promotion, "CU_TENSOR_MAP_L2_PROMOTION_" +
+                ("NONE" if l2_promotion == "none" else "L2_" + l2_promotion)),
         cu.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)
     if err != cu.CUresult.CUDA_SUCCESS:
         raise RuntimeError(f"cuTensorMapEncodeTiled({outer}x{inner} {dtype}) failed: {err}")
@@ -405,7 +415,7 @@ def encode_tma(pointer: int, dtype: str, inner: int, outer: int, box_inner: int,
 
 _BYTES = {"f16": 2, "bf16": 2, "f32": 4, "e4m3": 1}
 _NO_MAP = np.zeros((), dtype=TMA_MAP_DTYPE)[()]   # a map the kernel never reads (direct D stores, no bias)
-# (pointer, dtype, inner, outer, box_inner, box_outer) -> the encoded map
+# (pointer, dtype, inner, outer, box_inner, box_outer, l2_promotion) -> the encoded map
 _MAPS = BoundedMemo(lambda key: encode_tma(*key), 256)
 
 
@@ -438,39 +448,45 @@ def _kernel(spec: WgmmaKernelSpec):
 
 def bind(spec: WgmmaKernelSpec, a, b, d, *, c=None, bias=None, z=None, alpha: float = 1.0, beta: float = 0.0,
          leaky_slope: float = 0.01, sm_count: int = 132, grid: int | None = None, lda: int = 0, ldb: int = 0,
-         ldd: int = 0):
+         ldd: int = 0, scale_a=None, scale_b=None):
     """The launch of one instantiation on validated, contiguous device arrays, its parameters (tensor maps
     included) packed once: A (M, K) and B (K, N; row-major, or column-major for spec.b_order 'F') f16/bf16, D in
     spec.out_dtype, Z, C and bias f32. Calling the
     result launches on CuPy's current stream (or the CuPy stream given). Bound launches are shared: the key holds
     every parameter, so one bound to memory since freed and reused is still right for the arrays now there.
     lda, ldb, ldd: row pitches in elements of A, B (its rows in memory) and D where they are not dense (0);
-    16-byte multiples (TMA row pitch; the rules are gemm/validate.py matrix_layout)."""
+    16-byte multiples (TMA row pitch; the rules are gemm/validate.py matrix_layout).
+    scale_a (M) and scale_b (N), f32: the row and column factors of a spec.scaled (rowwise fp8) kernel."""
+    if spec.scaled != (scale_a is not None and scale_b is not None):
+        raise ValueError("a scaled kernel takes scale_a and scale_b, and only a scaled one")
     m, k = a.shape
     n = b.shape[1]
     blocks = grid or launch_blocks(m, n, spec.tile_config, sm_count)
     return _LAUNCHES[(spec, m, n, k, pointer(a), pointer(b), pointer(d), pointer(c), pointer(bias), pointer(z),
-                      float(alpha), float(beta), float(leaky_slope), blocks, lda, ldb, ldd)]
+                      float(alpha), float(beta), float(leaky_slope), blocks, lda, ldb, ldd, pointer(scale_a),
+                      pointer(scale_b))]
 
 
 def launch(spec: WgmmaKernelSpec, a, b, d, *, c=None, bias=None, z=None, alpha: float = 1.0, beta: float = 0.0,
-           leaky_slope: float = 0.01, stream=None, sm_count: int = 132, grid: int | None = None) -> None:
+           leaky_slope: float = 0.01, stream=None, sm_count: int = 132, grid: int | None = None, scale_a=None,
+           scale_b=None) -> None:
     """bind(...) and launch once; `stream`: a CuPy stream (default: CuPy's current stream)."""
     bind(spec, a, b, d, c=c, bias=bias, z=z, alpha=alpha, beta=beta, leaky_slope=leaky_slope, sm_count=sm_count,
-         grid=grid)(stream)
+         grid=grid, scale_a=scale_a, scale_b=scale_b)(stream)
 
 
 def _packed_launch(key):
     from ..runtime import gpu
 
-    spec, m, n, k, pa, pb, pd, pc, pbias, pz, alpha, beta, leaky_slope, blocks, lda, ldb, ldd = key
+    spec, m, n, k, pa, pb, pd, pc, pbias, pz, alpha, beta, leaky_slope, blocks, lda, ldb, ldd, psa, psb = key
     tile = spec.tile_config
     block_k = 128 // _BYTES[spec.dtype]   # a K-block is 128 bytes of K
-    map_a = _MAPS[(pa, spec.dtype, k, m, block_k, tile.bm, lda)]
+    promo = spec.l2_promotion
+    map_a = _MAPS[(pa, spec.dtype, k, m, block_k, tile.bm, promo, lda)]
     # B row-major (K x N): boxes of (K64 rows, N64); column-major (a row-major N x K): one (BN rows, K64) box, as A
-    map_b = (_MAPS[(pb, spec.dtype, n, k, 64, BK, ldb)] if spec.b_order == "C"
-             else _MAPS[(pb, spec.dtype, k, n, block_k, tile.bn, ldb)])
-    map_d = (_MAPS[(pd, spec.out_dtype, n, m, 128 // _BYTES[spec.out_dtype], tile.warpgroup_rows, ldd)]
+    map_b = (_MAPS[(pb, spec.dtype, n, k, 64, BK, promo, ldb)] if spec.b_order == "C"
+             else _MAPS[(pb, spec.dtype, k, n, block_k, tile.bn, promo, ldb)])
+    map_d = (_MAPS[(pd, spec.out_dtype, n, m, 128 // _BYTES[spec.out_dtype], tile.warpgroup_rows, promo, ldd)]
              if spec.store == "tma" else _NO_MAP)
     # A per-column / per-row bias: 1-D boxes of the tile's columns / rows (bias_mode 'full' is read directly).
     map_bias = _NO_MAP
@@ -479,7 +495,8 @@ def _packed_launch(key):
     elif spec.bias_mode == "per_m":
         map_bias = _MAPS[(pbias, "f32", m, 0, tile.bm, 0)]
     params = (map_a, map_b, map_d, map_bias, np.int32(m), np.int32(n), np.int32(k), np.float32(alpha), np.float32(beta),
-              np.float32(leaky_slope), np.uint64(pc), np.uint64(pbias), np.uint64(pd), np.uint64(pz))
+              np.float32(leaky_slope), np.uint64(pc), np.uint64(pbias), np.uint64(pd), np.uint64(pz), np.uint64(psa),
+              np.uint64(psb))
     return gpu.PackedLaunch(_kernel(spec), blocks, THREADS, params, shared_mem=spec.smem_bytes)
 
 

@@ -1,5 +1,6 @@
 // Fused GEMM epilogue as a compile-time policy: the accumulator goes from registers to the final store.
 //   pre = alpha * acc (+ beta * C[m, n]) (+ bias);   Z[m, n] = pre (if SaveZ);   D[m, n] = act(pre)
+// RowColScale (the rowwise fp8 recipe, wgmma kernel only): acc is first multiplied by scale_a[m] * scale_b[n].
 // Every choice (activation, bias mode, C, Z) is a template argument resolved with `if constexpr`, so a
 // kernel instantiated with Epilogue<ReLU, PerN, false, false> holds only a bias add and a max.
 // The numpy twin is fraglab/gemm/reference.py (exact formulas; this file approximates within the bounds that
@@ -17,6 +18,8 @@ struct EpilogueParams {          // every pointer f32, row-major, indices (m, n)
   const float* bias; int ldbias; // PerM: bias[m]; PerN: bias[n]; Full: bias[m * ldbias + n]
   float* D;          int ldd;
   float* Z;          int ldz;    // written when SaveZ (the pre-activation)
+  const float* scale_a = nullptr;  // RowColScale: a factor per row of A (M) and per column of B (N)
+  const float* scale_b = nullptr;
 };
 
 __device__ __forceinline__ long long flat_index(int m, int n, int ld) {
@@ -98,10 +101,12 @@ __device__ __forceinline__ float activate(float x, float leaky_slope) {
   }
 }
 
-template <ActKind Act, BiasMode Bias, bool HasC, bool SaveZ>
+template <ActKind Act, BiasMode Bias, bool HasC, bool SaveZ, bool RowColScale = false>
 struct Epilogue {
   // pre = alpha*acc (+ beta*C[m,n]) (+ bias);  Z = pre (if SaveZ);  D = act(pre)
+  // (RowColScale: the kernel hands combine() acc * scale_a[m] * scale_b[n])
   static constexpr ActKind kAct = Act;
+  static constexpr bool kRowColScale = RowColScale;
   static constexpr BiasMode kBias = Bias;
   static constexpr bool kReadsC = HasC;
   static constexpr bool kReadsBias = Bias != BiasMode::None;

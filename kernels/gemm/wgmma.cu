@@ -326,6 +326,15 @@ __device__ __forceinline__ OutT to_out(float v) {
   }
 }
 
+// Every accumulator slot's row offset is 0 or 8 (the epilogue holds one A scale per 8-row half).
+template <int BN>
+__host__ __device__ constexpr bool rows_are_base_or_base_plus_8() {
+  for (int i = 0; i < BN / 2; ++i) {
+    if (wgmma_acc::Slots<BN>::kRowOff[i] != 0 && wgmma_acc::Slots<BN>::kRowOff[i] != 8) return false;
+  }
+  return true;
+}
+
 // The epilogue of one warpgroup's (kMmaM * 64) x BN accumulators: every accumulator becomes its output value in
 // place (C and bias loads, arithmetic, Z stores); the D stores come after (store_direct / store_staged). Keeping the
 // D stores out of this loop lets the compiler batch the loads (through EpilogueParams they are not __restrict__,
@@ -338,13 +347,34 @@ __device__ __forceinline__ void epilogue_in_registers(float (&acc)[Tile::kMmaM][
                                                       const float* bias_tile, int bias_row0, int bias_col0) {
   constexpr int BN = Tile::BN;
   using Slots = wgmma_acc::Slots<BN>;
+  static_assert(!Epi::kRowColScale || rows_are_base_or_base_plus_8<BN>(), "row scales are held per 8-row half");
   float2 pair_bias = make_float2(0.f, 0.f);
+  float2 pair_scale = make_float2(0.f, 0.f);
+  // RowColScale: this thread's rows are base + 0 and base + 8 of each m64 block: their two A scales, loaded once
+  float row_scale[Tile::kMmaM][2];
+  if constexpr (Epi::kRowColScale) {
+#pragma unroll
+    for (int mm = 0; mm < Tile::kMmaM; ++mm) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int m = row0 + mm * 64 + 8 * h;
+        row_scale[mm][h] = m < M ? __ldg(p.scale_a + m) : 0.f;
+      }
+    }
+  }
 #pragma unroll
   for (int mm = 0; mm < Tile::kMmaM; ++mm) {
 #pragma unroll
     for (int i = 0; i < BN / 2; ++i) {
       const int m = row0 + mm * 64 + Slots::kRowOff[i];
       const int n = col0 + Slots::kColOff[i];
+      if constexpr (Epi::kRowColScale) {
+        // slots (2j, 2j+1) are columns (c, c+1) with c even and N even: one 8-byte load per pair, 0 past N
+        if (i % 2 == 0) {
+          pair_scale = n < N ? __ldg(reinterpret_cast<const float2*>(p.scale_b + n)) : make_float2(0.f, 0.f);
+        }
+        acc[mm][i] *= row_scale[mm][Slots::kRowOff[i] / 8] * (i % 2 == 0 ? pair_scale.x : pair_scale.y);
+      }
       // Only the global loads and the Z store are guarded; the arithmetic runs for every slot (past the edge
       // on TMA's zero fill, never stored). Wrapped in one `if`, a long activation became a branch per element,
       // and the compiler could not interleave elements: GELU's MUFU latency chains ran one after another.
@@ -467,7 +497,8 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
                                                 const TmaMap& tma_bias, int M, int N, int K,
                                                 float alpha, float beta, float leaky_slope,
                                                 const float* __restrict__ C, const float* __restrict__ bias,
-                                                OutT* __restrict__ D, float* __restrict__ Z) {
+                                                OutT* __restrict__ D, float* __restrict__ Z,
+                                                const float* __restrict__ scale_a, const float* __restrict__ scale_b) {
   constexpr int ClusterM = Tile::ClusterM;
   constexpr int BM = Tile::BM;
   constexpr int BN = Tile::BN;
@@ -595,7 +626,8 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
       base_col += ((t >> b) & 1) * wgmma_acc::kColBit[b];
     }
     using BOff = BDescOffsets<Tile, BSwapOffsets>;
-    const EpilogueParams p{alpha, beta, leaky_slope, C, N, bias, N, nullptr, N, Z, N};  // D: stored here as OutT
+    // D: stored here as OutT
+    const EpilogueParams p{alpha, beta, leaky_slope, C, N, bias, N, nullptr, N, Z, N, scale_a, scale_b};
     // Cooperative: this warpgroup's rows of every tile. Ping-pong: every other tile, all its rows.
     const int a_row_offset = Tile::PingPong ? 0 : consumer * Tile::kWarpgroupRows;
     const int tile_step = Tile::PingPong ? kConsumers : 1;
@@ -682,9 +714,11 @@ __global__ void __launch_bounds__(kThreads, 1)
     gemm_wgmma_kernel(const __grid_constant__ TmaMap tma_a, const __grid_constant__ TmaMap tma_b,
                       const __grid_constant__ TmaMap tma_d, const __grid_constant__ TmaMap tma_bias, int M, int N,
                       int K, float alpha, float beta, float leaky_slope, const float* __restrict__ C,
-                      const float* __restrict__ bias, OutT* __restrict__ D, float* __restrict__ Z) {
+                      const float* __restrict__ bias, OutT* __restrict__ D, float* __restrict__ Z,
+                      const float* __restrict__ scale_a, const float* __restrict__ scale_b) {
   static_assert(Tile::ClusterM == 1, "clustered tiles launch gemm_wgmma_cluster_kernel");
-  gemm_wgmma_body<Tile, Epi, T, OutT, BSwapOffsets, BKMajor>(tma_a, tma_b, tma_d, tma_bias, M, N, K, alpha, beta, leaky_slope, C, bias, D, Z);
+  gemm_wgmma_body<Tile, Epi, T, OutT, BSwapOffsets, BKMajor>(tma_a, tma_b, tma_d, tma_bias, M, N, K, alpha, beta,
+                                                             leaky_slope, C, bias, D, Z, scale_a, scale_b);
 }
 
 template <class Tile, class Epi, class T, class OutT, bool BSwapOffsets = false, bool BKMajor = false>
@@ -692,9 +726,11 @@ __global__ void __launch_bounds__(kThreads, 1) __cluster_dims__(Tile::ClusterM, 
     gemm_wgmma_cluster_kernel(const __grid_constant__ TmaMap tma_a, const __grid_constant__ TmaMap tma_b,
                               const __grid_constant__ TmaMap tma_d, const __grid_constant__ TmaMap tma_bias, int M,
                               int N, int K, float alpha, float beta, float leaky_slope, const float* __restrict__ C,
-                              const float* __restrict__ bias, OutT* __restrict__ D, float* __restrict__ Z) {
+                              const float* __restrict__ bias, OutT* __restrict__ D, float* __restrict__ Z,
+                              const float* __restrict__ scale_a, const float* __restrict__ scale_b) {
   static_assert(Tile::ClusterM > 1, "one-block tiles launch gemm_wgmma_kernel");
-  gemm_wgmma_body<Tile, Epi, T, OutT, BSwapOffsets, BKMajor>(tma_a, tma_b, tma_d, tma_bias, M, N, K, alpha, beta, leaky_slope, C, bias, D, Z);
+  gemm_wgmma_body<Tile, Epi, T, OutT, BSwapOffsets, BKMajor>(tma_a, tma_b, tma_d, tma_bias, M, N, K, alpha, beta,
+                                                             leaky_slope, C, bias, D, Z, scale_a, scale_b);
 }
 
 }  // namespace wgmma_gemm

@@ -216,3 +216,32 @@ def test_f16_subnormal_rounding_is_allowed():
 def test_check_result_rejects_an_unknown_out_dtype():
     with pytest.raises(ValueError, match="out_dtype"):
         check_result(np.ones(2), np.ones(2), "f16", out_dtype="f8")
+
+
+def test_reference_scales_rows_and_columns_before_the_epilogue():
+    """The rowwise fp8 recipe: scale_a[m] * (A @ B)[m, n] * scale_b[n], then alpha, C, bias, activation."""
+    rng = np.random.default_rng(3)
+    a, b = rng.uniform(-1, 1, (5, 7)), rng.uniform(-1, 1, (7, 3))
+    sa, sb = rng.uniform(0.5, 2, 5), rng.uniform(0.5, 2, 3)
+    c, bias = rng.uniform(-1, 1, (5, 3)), rng.uniform(-1, 1, 3)
+    d, z = reference_gemm(a, b, c=c, bias=bias, bias_mode="per_n", act="relu", alpha=0.5, beta=2.0,
+                          scale_a=sa, scale_b=sb)
+    expected = np.array([[0.5 * sa[i] * sb[j] * sum(a[i, t] * b[t, j] for t in range(7)) + 2.0 * c[i, j] + bias[j]
+                          for j in range(3)] for i in range(5)])
+    np.testing.assert_allclose(z, expected, rtol=1e-12)
+    np.testing.assert_allclose(d, np.maximum(expected, 0), rtol=1e-12)
+    # (M, 1) and (1, N), as torch._scaled_mm takes them, are the same factors
+    d2, _ = reference_gemm(a, b, c=c, bias=bias, bias_mode="per_n", act="relu", alpha=0.5, beta=2.0,
+                           scale_a=sa[:, None], scale_b=sb[None, :])
+    np.testing.assert_array_equal(d, d2)
+    with pytest.raises(ValueError, match="together"):
+        reference_gemm(a, b, scale_a=sa)
+    with pytest.raises(ValueError, match="M = 5 and N = 3"):
+        reference_gemm(a, b, scale_a=sb, scale_b=sa)
+
+
+def test_epilogue_cpp_names_the_scaled_policy():
+    from fraglab.gemm.epilogue import epilogue_cpp
+
+    plain = epilogue_cpp("relu", "per_n", False, False)
+    assert plain.endswith("false, false>") and epilogue_cpp("relu", "per_n", False, False, True) == plain[:-1] + ", true>"

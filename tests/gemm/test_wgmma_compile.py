@@ -133,7 +133,8 @@ def test_spec_rejects_bad_choices_naming_them():
 def test_choose_tile_by_waves():
     assert wgmma.choose_tile(8192, 8192, 132) == "128x256"     # 2048 tiles: 15 waves
     assert wgmma.choose_tile(2048, 2048, 132) == "128x256"     # 128 tiles: 0.97 of a wave
-    assert wgmma.choose_tile(1024, 1024, 132) == "128x64"      # 64 tiles of 128x128: half a wave
+    assert wgmma.choose_tile(1024, 1024, 132) == "128x128"     # 64 tiles of 128x128 beat 128 of 128x64 (schedule)
+    assert wgmma.choose_tile(128, 4096, 132) == "128x64"       # 32 tiles of 128x128: a quarter wave
 
 
 def test_tensor_core_kernel_rules():
@@ -251,3 +252,33 @@ def test_launcher_shared_memory_is_the_kernels():
     double = {n for n, t in wgmma.ALL_TILES.items() if t.store_buffers == 2}
     assert "128x256" in double and "128x128p" not in double   # the default fits two buffers, ping-pong 128 rows not
     assert "128x256b1" not in double                            # one where asked
+
+
+def test_scaled_kernels_are_e4m3_only_and_named_by_their_policy():
+    spec = wgmma.WgmmaKernelSpec("e4m3", "relu", "per_n", b_order="F", scaled=True)
+    assert "false, false, true>" in spec.name() and "false, false, true>" not in spec.__class__("e4m3", "relu", "per_n", b_order="F").name()
+    with pytest.raises(ValueError, match="scales.*e4m3"):
+        wgmma.WgmmaKernelSpec("f16", scaled=True)
+    specs = wgmma.all_specs()
+    scaled = [s for s in specs if s.scaled]
+    assert scaled and all(s.dtype == "e4m3" for s in scaled)
+    assert len(scaled) == len([s for s in specs if s.dtype == "e4m3" and not s.scaled])   # every e4m3 kernel, scaled
+    assert wgmma.spec_for("e4m3", 4096, 4096, 4096, b_order="F", scaled=True).scaled
+
+
+def test_bind_refuses_scales_a_kernel_does_not_take():
+    spec = wgmma.WgmmaKernelSpec("e4m3", b_order="F", scaled=True)
+    with pytest.raises(ValueError, match="scale_a and scale_b"):
+        wgmma.bind(spec, np.zeros((2, 16), np.uint8), np.zeros((16, 8), np.uint8), None)
+
+
+def test_scale_arguments_come_together_and_only_for_e4m3():
+    from fraglab.gemm.validate import GemmArgumentError, check_scales
+
+    assert check_scales(None, None, "f16", 4, 8) is False
+    with pytest.raises(GemmArgumentError, match="scale_b"):
+        check_scales(np.ones(4, np.float32), None, "e4m3", 4, 8)
+    with pytest.raises(GemmArgumentError, match="scale_a"):
+        check_scales(None, np.ones(8, np.float32), "e4m3", 4, 8)
+    with pytest.raises(GemmArgumentError, match="scale_a.*e4m3"):
+        check_scales(np.ones(4, np.float32), np.ones(8, np.float32), "bf16", 4, 8)

@@ -41,6 +41,12 @@ def cp():
                              out_dtype=o, b_order="F") for t in COLUMN_B_TILES for bm, o in (("per_n", "f32"), ("per_m", "f16"))]
     specs += [wgmma.spec_for("e4m3", m, n, k, act="relu", bias_mode="per_n", tile=t, b_order="F")
               for (m, n, k), t in itertools.product(FP8_SIZES, COLUMN_B_TILES)]
+    specs += [_scheduled_spec(case, order) for case in range(len(SCHEDULED)) for order in wgmma.B_ORDERS]
+    specs += [wgmma.spec_for("e4m3", m, n, k, act="relu", bias_mode="per_n", tile=t, b_order="F", scaled=True)
+              for (m, n, k), t in itertools.product(FP8_SIZES, COLUMN_B_TILES)]
+    specs += [wgmma.spec_for("e4m3", 997, 264, 208, act=act, bias_mode=bm, has_c=bool(i % 2), save_z=bool(i % 2),
+                             tile=COLUMN_B_TILES[i % len(COLUMN_B_TILES)], out_dtype="f32" if i % 2 else "f16",
+                             b_order="F", scaled=True) for i, (act, bm) in enumerate(COMBOS)]
     with ThreadPoolExecutor(16) as pool:
         list(pool.map(gpu.module, dict.fromkeys(s.build() for s in specs)))
     return cp
@@ -92,7 +98,8 @@ def run_case(cp, m, n, k, dtype, *, act="none", bias_mode="none", beta=0.0, save
 
 # M any; N and K multiples of 8 (TMA's 16-byte row rule). Sizes of 1, odd, prime and several tiles.
 SIZES = [(1, 8, 8), (7, 24, 40), (131, 136, 72), (257, 264, 1000), (997, 520, 8), (300, 1032, 200), (128, 256, 64)]
-TEST_TILES = (*wgmma.TILES, "128x128p", "64x256p", "128x256c2", "128x128c2", "64x256pc2", "128x128pc2")
+TEST_TILES = tuple(dict.fromkeys((*wgmma.TILES, "128x128p", "64x256p", "128x256c2", "128x128c2", "64x256pc2",
+                                  "128x128pc2")))
 COLUMN_B_TILES = tuple(t for t in TEST_TILES if wgmma.ALL_TILES[t].cluster_m == 1)   # clusters multicast B's halves
 # e4m3: K a multiple of 16 (rows of K bytes); M any
 FP8_SIZES = [(1, 8, 16), (131, 136, 64), (257, 264, 1024), (300, 1032, 208), (997, 520, 16), (128, 256, 128)]
@@ -181,6 +188,108 @@ def test_e4m3_inputs(cp, m, n, k, tile):
     assert ok, f"e4m3 {m}x{n}x{k} tile {tile}: max abs {max_abs:.3e}, rel {rel:.3e}"
 
 
+def _e4m3_scaled_case(cp, m, n, k, tile, *, act="relu", bias_mode="per_n", beta=0.0, save_z=False, out_dtype="f32",
+                      seed=0):
+    """e4m3 A and B with a float32 scale per row of A and per column of B, launched on `tile`, against float64."""
+    from fraglab.gemm.reference import e4m3_to_float64
+
+    rng = np.random.default_rng(seed)
+    a8, w8 = _e4m3_bits(rng, (m, k)), _e4m3_bits(rng, (n, k))
+    sa, sb = rng.uniform(0.25, 2.0, m).astype(np.float32), rng.uniform(0.25, 2.0, n).astype(np.float32)
+    shape = {"none": None, "per_m": (m,), "per_n": (n,), "full": (m, n)}[bias_mode]
+    bias = rng.uniform(-64, 64, shape).astype(np.float32) if shape else None
+    c = rng.uniform(-64, 64, (m, n)).astype(np.float32) if beta else None
+    d = cp.full((m, n), np.nan, dtype={"f32": cp.float32, "f16": cp.float16}[out_dtype])
+    z = cp.full((m, n), np.nan, dtype=cp.float32) if save_z else None
+    spec = wgmma.spec_for("e4m3", m, n, k, act=act, bias_mode=bias_mode, has_c=bool(beta), save_z=save_z, tile=tile,
+                          out_dtype=out_dtype, b_order="F", scaled=True)
+    wgmma.launch(spec, cp.asarray(a8), cp.asarray(w8).T, d, c=None if c is None else cp.asarray(c),
+                 bias=None if bias is None else cp.asarray(bias), z=z, alpha=0.5, beta=beta,
+                 scale_a=cp.asarray(sa), scale_b=cp.asarray(sb))
+    cp.cuda.runtime.deviceSynchronize()
+    ref, z_ref = reference_gemm(e4m3_to_float64(a8), e4m3_to_float64(w8).T, c=c, bias=bias, bias_mode=bias_mode,
+                                act=act, alpha=0.5, beta=beta, scale_a=sa, scale_b=sb)
+    # judged against the pre-activation's size too: fp8 accumulation leaves an absolute error in it (1.7e-3 of its
+    # largest value at K = 1024) that a squashing activation (sigmoid, tanh) keeps as an absolute error in D
+    ok, max_abs, rel = check_result(d.get(), ref, "e4m3", k=k, out_dtype=out_dtype, z_ref=z_ref)
+    assert ok, f"scaled e4m3 {m}x{n}x{k} {tile} {act} {bias_mode}: max abs {max_abs:.3e}, rel {rel:.3e}"
+    if save_z:
+        assert check_result(z.get(), z_ref, "e4m3", k=k)[0]
+
+
+@pytest.mark.parametrize("tile", COLUMN_B_TILES)
+@pytest.mark.parametrize("m,n,k", FP8_SIZES)
+def test_e4m3_rowwise_scales(cp, m, n, k, tile):
+    """The rowwise recipe: D = act(alpha * scale_a[m] * (A @ B)[m, n] * scale_b[n] + bias), every tile and size."""
+    _e4m3_scaled_case(cp, m, n, k, tile, seed=m + 5 * n + k)
+
+
+@pytest.mark.parametrize("i", range(len(COMBOS)))
+def test_e4m3_rowwise_scales_every_activation_and_bias_mode(cp, i):
+    """Scales then C, bias and every activation (C and Z on odd cases, f16 D on even ones), tiles taking turns;
+    rows and columns past a tile's edge (997 x 264)."""
+    act, bias_mode = COMBOS[i]
+    _e4m3_scaled_case(cp, 997, 264, 208, COLUMN_B_TILES[i % len(COLUMN_B_TILES)], act=act, bias_mode=bias_mode,
+                      beta=0.75 if i % 2 else 0.0, save_z=bool(i % 2), out_dtype="f32" if i % 2 else "f16",
+                      seed=500 + i)
+
+
+def test_e4m3_rowwise_scales_one_block_walks_many_tiles(cp):
+    """A grid of one block: the scales of every tile (rows past M read as 0, never stored)."""
+    from fraglab.gemm.reference import e4m3_to_float64
+
+    rng = np.random.default_rng(9)
+    m, n, k = 1100, 520, 256
+    a8, w8 = _e4m3_bits(rng, (m, k)), _e4m3_bits(rng, (n, k))
+    sa, sb = rng.uniform(0.25, 2.0, m).astype(np.float32), rng.uniform(0.25, 2.0, n).astype(np.float32)
+    d = cp.full((m, n), np.nan, dtype=cp.float32)
+    spec = wgmma.spec_for("e4m3", m, n, k, tile="128x256", b_order="F", scaled=True)
+    wgmma.launch(spec, cp.asarray(a8), cp.asarray(w8).T, d, grid=1, scale_a=cp.asarray(sa), scale_b=cp.asarray(sb))
+    ref, _ = reference_gemm(e4m3_to_float64(a8), e4m3_to_float64(w8).T, scale_a=sa, scale_b=sb)
+    assert check_result(d.get(), ref, "e4m3", k=k)[0]
+
+
+def test_e4m3_rowwise_scales_through_fraglab_gemm(cp):
+    """fraglab.gemm(..., scale_a=, scale_b=): uint8 bits with (M,) / (N,) scales, torch float8 tensors with (M, 1) /
+    (1, N) ones as torch._scaled_mm takes them (and the same D as torch's rowwise _scaled_mm, within fp8's
+    accumulation), and the argument errors."""
+    import fraglab
+    from fraglab.gemm.reference import e4m3_to_float64
+    from fraglab.gemm.validate import GemmArgumentError
+
+    rng = np.random.default_rng(12)
+    m, n, k = 300, 272, 208   # torch._scaled_mm wants N a multiple of 16
+    a8, w8 = _e4m3_bits(rng, (m, k)), _e4m3_bits(rng, (n, k))
+    sa, sb = rng.uniform(0.25, 2.0, m).astype(np.float32), rng.uniform(0.25, 2.0, n).astype(np.float32)
+    bias = rng.uniform(-64, 64, n).astype(np.float32)
+    ref, _ = reference_gemm(e4m3_to_float64(a8), e4m3_to_float64(w8).T, bias=bias, bias_mode="per_n", act="gelu",
+                            scale_a=sa, scale_b=sb)
+    d = fraglab.gemm(cp.asarray(a8), cp.asarray(w8).T, input_dtype="e4m3", bias=cp.asarray(bias), act="gelu",
+                     scale_a=cp.asarray(sa), scale_b=cp.asarray(sb))
+    assert check_result(d.get(), ref, "e4m3", k=k)[0]
+    with pytest.raises(GemmArgumentError, match="scale_b"):
+        fraglab.gemm(cp.asarray(a8), cp.asarray(w8).T, input_dtype="e4m3", scale_a=cp.asarray(sa))
+    with pytest.raises(GemmArgumentError, match="scale_a.*shape"):
+        fraglab.gemm(cp.asarray(a8), cp.asarray(w8).T, input_dtype="e4m3", scale_a=cp.asarray(sb),
+                     scale_b=cp.asarray(sb))
+    with pytest.raises(GemmArgumentError, match="scale_a.*e4m3"):
+        h = cp.asarray(rng.uniform(-1, 1, (m, k)).astype(np.float16))
+        fraglab.gemm(h, cp.asarray(rng.uniform(-1, 1, (k, n)).astype(np.float16)), scale_a=cp.asarray(sa),
+                     scale_b=cp.asarray(sb))
+    torch = pytest.importorskip("torch")
+    if not hasattr(torch, "float8_e4m3fn"):
+        pytest.skip("this torch has no float8_e4m3fn")
+    a_t = torch.from_numpy(a8).cuda().view(torch.float8_e4m3fn)
+    w_t = torch.from_numpy(w8).cuda().view(torch.float8_e4m3fn)
+    sa_t, sb_t = torch.from_numpy(sa).cuda()[:, None], torch.from_numpy(sb).cuda()[None, :]
+    d_t = fraglab.gemm(a_t, w_t.t(), scale_a=sa_t, scale_b=sb_t, out_dtype="bf16")
+    ref_plain, _ = reference_gemm(e4m3_to_float64(a8), e4m3_to_float64(w8).T, scale_a=sa, scale_b=sb)
+    assert isinstance(d_t, torch.Tensor) and d_t.dtype == torch.bfloat16
+    assert check_result(d_t.float().cpu().numpy(), ref_plain, "e4m3", k=k, out_dtype="bf16")[0]
+    theirs = torch._scaled_mm(a_t, w_t.t(), scale_a=sa_t, scale_b=sb_t, out_dtype=torch.bfloat16)
+    assert check_result(theirs.float().cpu().numpy(), ref_plain, "e4m3", k=k, out_dtype="bf16")[0]
+
+
 def test_e4m3_through_fraglab_gemm(cp):
     """uint8 bits with input_dtype='e4m3' (and torch float8_e4m3fn tensors, where torch is there), every part
     of the epilogue, a bf16 D; a row-major B is refused by name."""
@@ -218,6 +327,42 @@ def test_e4m3_through_fraglab_gemm(cp):
 def test_every_activation_and_bias_mode(cp, i):
     c = _combo_case(i)
     run_case(cp, 193, 264, 136, c.pop("dtype"), seed=1000 + i, **c)
+
+
+# The schedule's choices (fraglab/gemm/schedule.py), as spec_for makes them: decode M on the 64x256p tile, rows whose
+# pitch is 16 but not 32 bytes aligned (N or K = 1000, 3000: L2 promotion off), few tiles on 128x64, 128x128 by waves.
+SCHEDULED = [((1, 1000, 1000), "one_row_tile"), ((16, 4104, 520), "one_row_tile"), ((64, 1000, 3000), "one_row_tile"),
+             ((200, 1000, 360), "sector_misaligned_rows"), ((1100, 3000, 1000), "sector_misaligned_rows"),
+             ((129, 2048, 544), "few_tiles"), ((1000, 1024, 144), "waves")]
+
+
+def _scheduled_case(case, b_order):
+    (m, n, k), rule = SCHEDULED[case]
+    act, bias_mode = COMBOS[(case * 5 + (b_order == "F") * 3) % len(COMBOS)]
+    return (m, n, k), rule, dict(dtype=wgmma.DTYPES[case % 2], act=act, bias_mode=bias_mode,
+                                 beta=0.5 if case % 2 else 0.0, save_z=bool(case % 2),
+                                 out_dtype="f16" if case % 2 == 0 else "f32", b_order=b_order)
+
+
+def _scheduled_spec(case, b_order):
+    (m, n, k), _, c = _scheduled_case(case, b_order)
+    return wgmma.spec_for(c["dtype"], m, n, k, act=c["act"], bias_mode=c["bias_mode"], has_c=bool(c["beta"]),
+                          save_z=c["save_z"], out_dtype=c["out_dtype"], b_order=b_order)
+
+
+@pytest.mark.parametrize("b_order", wgmma.B_ORDERS)
+@pytest.mark.parametrize("case", range(len(SCHEDULED)))
+def test_scheduled_shapes(cp, case, b_order):
+    """Each rule's tile and tensor-map settings against float64, both B orders, a different activation and bias
+    mode per case (with C and Z on odd cases), f16 D on even cases."""
+    from fraglab.gemm import schedule
+
+    (m, n, k), rule, c = _scheduled_case(case, b_order)
+    assert schedule.choose(m, n, k, c["dtype"], b_order, c["out_dtype"]).rule == rule
+    assert _scheduled_spec(case, b_order).l2_promotion == ("none" if rule == "sector_misaligned_rows" or
+                                                           not schedule.sector_aligned(m, n, k, c["dtype"], b_order,
+                                                                                       c["out_dtype"]) else "256B")
+    run_case(cp, m, n, k, seed=300 + case, **c)
 
 
 @pytest.mark.parametrize("act", NAN_ACTS)

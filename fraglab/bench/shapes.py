@@ -1,0 +1,135 @@
+"""`fraglab gemm --bench --shapes NAME`: named sets of GEMM shapes people run (the projections of LLMs at the batch
+sizes of decode and prefill, ragged sizes, decode M), each timed through `fraglab.gemm`'s one road against cuBLAS
+(`torch.mm`) and cuBLASLt with the epilogue fused (`torch._addmm_activation`), on the same inputs.
+
+The sets are data and CPU-testable; `run_shapes` needs a GPU and torch. The weight is B: column-major by default
+(`w.T` of an nn.Linear-style row-major (N, K) weight), as models keep it. Timing: CUDA events per launch behind a
+GPU spin (fraglab.bench.timing), kernels interleaved in rounds, inputs rotated over enough copies that one pass
+is twice the L2 (so a decode GEMM reads its weight from DRAM, as in a model, not from L2).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# Llama-3-style projections: hidden size, K/V width (8 KV heads x 128), FFN width; gate and up fused into one GEMM
+MODELS = {"8B": (4096, 1024, 14336), "70B": (8192, 1024, 28672)}
+LLM_M = (1, 16, 128, 2048, 8192)
+DECODE_M = (1, 8, 16, 32, 64, 128)
+DECODE_NK = (4096, 11008, 14336)
+
+
+@dataclass(frozen=True)
+class Shape:
+    label: str     # what the shape is, e.g. "70B gate_up" or "ragged"
+    m: int
+    n: int
+    k: int
+
+    @property
+    def weight_bytes_f16(self) -> int:
+        return self.n * self.k * 2
+
+
+def projections(model: str) -> list[tuple[str, int, int]]:
+    """(name, N, K) of one layer's GEMMs: fused QKV, attention output, fused gate+up, down."""
+    hidden, kv, ffn = MODELS[model]
+    return [("qkv", hidden + 2 * kv, hidden), ("o", hidden, hidden), ("gate_up", 2 * ffn, hidden),
+            ("down", hidden, ffn)]
+
+
+def _llm() -> list[Shape]:
+    return [Shape(f"{model} {name}", m, n, k) for model in MODELS for m in LLM_M
+            for name, n, k in projections(model)]
+
+
+def _ragged() -> list[Shape]:
+    sizes = ((3000, 3000, 3000), (1000, 1000, 1000), (5000, 3000, 2000), (4095, 4096, 4096), (3072, 3072, 3072),
+             (4096, 4096, 4096), (8192, 8192, 8192))
+    return [Shape("ragged" if (m, n, k) not in ((4096,) * 3, (8192,) * 3) else "aligned", m, n, k)
+            for m, n, k in sizes]
+
+
+def _decode() -> list[Shape]:
+    return [Shape("decode", m, n, k) for m in DECODE_M for n in DECODE_NK for k in DECODE_NK]
+
+
+SHAPE_SETS = {"llm": _llm, "ragged": _ragged, "decode": _decode}
+
+
+def shape_set(name: str) -> list[Shape]:
+    from ..gemm.epilogue import check_choice
+    check_choice(name, tuple(SHAPE_SETS), "--shapes")
+    return SHAPE_SETS[name]()
+
+
+SHAPE_COLUMNS = (("label", "shape", ""), ("m", "M", "d"), ("n", "N", "d"), ("k", "K", "d"), ("tile", "tile", ""),
+                 ("fraglab", "fraglab", ".0f"), ("cublas", "cuBLAS", ".0f"), ("lt_fused", "Lt fused", ".0f"),
+                 ("vs_cublas", "/cuBLAS", ".2f"), ("vs_lt_fused", "/Lt", ".2f"), ("weight_tbs", "W TB/s", ".2f"))
+
+
+def _reps(m: int, n: int, k: int) -> int:
+    est_ms = 2.0 * m * n * k / 5e14 * 1e3 + 0.005   # at ~500 TFLOP/s, at least a launch
+    return int(min(60, max(6, 40 / est_ms)))
+
+
+def ratio(x, y):
+    return x / y if x and y else None
+
+
+def run_shapes(shapes: list[Shape], *, dtype: str = "f16", act: str = "relu", bias_mode: str = "per_n",
+               out_dtype: str = "f16", b_order: str = "F", progress=None) -> dict:
+    """Time each shape: fraglab.gemm (its schedule's tile), torch.mm and, for a per-column bias with ReLU or GELU,
+    torch._addmm_activation. Rows hold TFLOP/s (2MNK / median time), the ratios, and the weight's bytes per second
+    (N x K x 2 bytes / time, what bounds a decode GEMM)."""
+    import torch
+
+    from .. import bench as benchmod
+    from ..gemm.api import prepare
+    from ..runtime import gpu
+
+    cp = gpu.cupy()
+    tdt = {"f16": torch.float16, "bf16": torch.bfloat16}[dtype]
+    odt = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32}[out_dtype]
+    fused_baseline = bias_mode == "per_n" and act in ("relu", "gelu")
+    task = progress.add_task(f"gemm --shapes ({len(shapes)})", total=len(shapes)) if progress else None
+    rows = []
+    gen = torch.Generator(device="cuda").manual_seed(25)
+    for s in shapes:
+        per_set = (s.m * s.k + s.n * s.k) * 2
+        sets = min(benchmod.rotation_count(per_set), max(1, (6 << 30) // per_set))
+        xs = []
+        for _ in range(sets):
+            a = (torch.rand(s.m, s.k, generator=gen, device="cuda") - 0.5).to(tdt)
+            w = (torch.rand(s.n, s.k, generator=gen, device="cuda") - 0.5).to(tdt)
+            b = w.t() if b_order == "F" else w.t().contiguous()
+            bias = {"none": None, "per_n": (s.n,), "per_m": (s.m,), "full": (s.m, s.n)}[bias_mode]
+            bias = torch.rand(*bias, generator=gen, device="cuda") if bias else None
+            xs.append((a, b, bias, bias.to(tdt) if fused_baseline else None))
+        d = torch.empty(s.m, s.n, device="cuda", dtype=odt)
+        runs = [prepare(a, b, bias=bias, bias_mode=None if bias is None else bias_mode, act=act, out=d)
+                for a, b, bias, _ in xs]
+        fns = {"fraglab": lambda i: runs[i](), "cublas": lambda i: torch.mm(xs[i][0], xs[i][1])}
+        if fused_baseline:
+            fns["lt_fused"] = lambda i: torch._addmm_activation(xs[i][3], xs[i][0], xs[i][1], use_gelu=act == "gelu")
+        reps = _reps(s.m, s.n, s.k)
+        timings = benchmod.time_interleaved(fns, rounds=3, reps=reps, rotate=sets)
+        row = {"label": s.label, "m": s.m, "n": s.n, "k": s.k, "tile": runs[0].kernel_spec.tile,
+               "kernel": type(runs[0].kernel_spec).__name__, "sets": sets}
+        for name, t in timings.items():
+            row[name] = benchmod.tflops(s.m, s.n, s.k, t.median_ms)
+            row[f"{name}_ms"] = t.median_ms
+        row["vs_cublas"] = ratio(row["fraglab"], row["cublas"])
+        row["vs_lt_fused"] = ratio(row["fraglab"], row.get("lt_fused"))
+        row["weight_tbs"] = s.weight_bytes_f16 / (row["fraglab_ms"] * 1e-3) / 1e12
+        rows.append(row)
+        xs = runs = d = None
+        torch.cuda.empty_cache()
+        cp.get_default_memory_pool().free_all_blocks()
+        if progress:
+            progress.advance(task)
+    return {"rows": rows, "device": gpu.device_info(), "dtype": dtype, "act": act, "bias": bias_mode,
+            "out_dtype": out_dtype, "b_order": b_order}
+
+
+__all__ = ["Shape", "SHAPE_SETS", "SHAPE_COLUMNS", "MODELS", "projections", "shape_set", "run_shapes"]

@@ -1,0 +1,89 @@
+"""The wgmma GEMM's schedule for one problem, as data: which block tile, and how far L2 widens the tensor maps'
+fetches, for (M, N, K, input type, B's order, D's type). CPU only; `wgmma.spec_for` asks `choose` and every rule
+below has its test (tests/gemm/test_wgmma_schedule.py).
+
+The rules, first match wins (H100 80GB HBM3, 2026-11-25, f16, bias per column + ReLU, D f16, TFLOP/s; raw
+timings in docs/results/h100_2026-11-25b/gemm/):
+
+1. `one_row_tile`: M <= 64 takes the ping-pong 64x256p tile (a 64-row tile computes no padding rows, and each
+   consumer streams its own tile of the weight): M = 1 / 16, weight B column-major, TB/s of weight bytes,
+   64x256p / 128x128 / 128x64: N 14336 K 4096 2.58 / 2.28 / 1.82; N 4096 K 14336 1.41 / 1.36 / 1.25;
+   N 4096 K 4096 1.21 / 1.26 / 1.02.
+2. `sector_misaligned_rows`: a row pitch of A, B or D that is not a multiple of 32 bytes (one L2 sector) makes
+   every other row of a TMA box start mid-sector; L2 promotion off then reads fewer bytes (3000^3 128x256:
+   355 with 256-byte promotion, 401 without; 5000x3000x2000: 434, 495), and the 128x256 tile, the one that
+   reads the fewest bytes per flop, runs at its own rate longer: TILE_RATE_MISALIGNED.
+3. `waves`: when 128x128 gives at least HALF_WAVE of a wave, the tile of 128x256 / 128x128 with the larger
+   wave efficiency x measured rate (3072^3: 128x256 2.18 waves, 570; 128x128 4.36 waves, 594; 4096^3: 746 / 641;
+   1000^3: 128x128 175, 128x64 148, 128x256 128).
+4. `few_tiles`: otherwise 128x64, the most tiles (M = 128, N = 4096, K = 4096: 128x64 212, 128x128 167).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+SM_COUNT = 132
+SECTOR_BYTES = 32
+HALF_WAVE = 0.45           # 128x128 tiles at least this many waves: compare it with 128x256, else take 128x64
+ONE_ROW_TILE_M = 64
+# Rate of a tile's wave relative to 128x256, measured at 4096^3 (128x128: 641 / 746), and with sector-misaligned
+# rows at 3000^3 per tile-wave (128x128: 339 / 0.873 waves against 128x256: 401 / 0.727)
+TILE_RATE = {"128x256": 1.0, "128x128": 0.86}
+TILE_RATE_MISALIGNED = {"128x256": 1.0, "128x128": 0.70}
+_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "e4m3": 1}
+L2_PROMOTIONS = ("none", "64B", "128B", "256B")
+DEFAULT_L2_PROMOTION = "256B"
+RULES = ("one_row_tile", "sector_misaligned_rows", "waves", "few_tiles")
+
+
+@dataclass(frozen=True)
+class Schedule:
+    tile: str             # a key of fraglab.gemm.wgmma.TILES
+    l2_promotion: str     # CU_TENSOR_MAP_L2_PROMOTION_* of the A, B and D maps
+    rule: str             # which rule of RULES chose it
+
+
+def tile_count(m: int, n: int, bm: int, bn: int) -> int:
+    return -(-m // bm) * -(-n // bn)
+
+
+def wave_efficiency(tiles: int, sm_count: int = SM_COUNT) -> float:
+    """The share of the SMs' tile slots the persistent grid fills: tiles / (whole waves x SMs)."""
+    return tiles / (-(-tiles // sm_count) * sm_count)
+
+
+def row_pitches(m: int, n: int, k: int, dtype: str, b_order: str, out_dtype: str) -> tuple[int, int, int]:
+    """Row pitch in bytes of A (M x K), B (K x N row-major, or N x K for a column-major B) and D (M x N)."""
+    del m
+    size = _BYTES[dtype]
+    return k * size, (n if b_order == "C" else k) * size, n * _BYTES[out_dtype]
+
+
+def sector_aligned(m: int, n: int, k: int, dtype: str, b_order: str, out_dtype: str) -> bool:
+    return all(p % SECTOR_BYTES == 0 for p in row_pitches(m, n, k, dtype, b_order, out_dtype))
+
+
+def _better_of_two(m: int, n: int, sm_count: int, rates: dict[str, float]) -> str:
+    scores = {name: wave_efficiency(tile_count(m, n, 128, int(name.split("x")[1])), sm_count) * rate
+              for name, rate in rates.items()}
+    return max(scores, key=lambda name: (scores[name], name == "128x256"))
+
+
+def choose(m: int, n: int, k: int, dtype: str = "f16", b_order: str = "C", out_dtype: str = "f32",
+           sm_count: int = SM_COUNT) -> Schedule:
+    """The schedule of one problem (the rules in this module's docstring, in order)."""
+    if m <= ONE_ROW_TILE_M:
+        promotion = DEFAULT_L2_PROMOTION if sector_aligned(m, n, k, dtype, b_order, out_dtype) else "none"
+        return Schedule("64x256p", promotion, "one_row_tile")
+    if not sector_aligned(m, n, k, dtype, b_order, out_dtype):
+        if tile_count(m, n, 128, 128) >= HALF_WAVE * sm_count:
+            return Schedule(_better_of_two(m, n, sm_count, TILE_RATE_MISALIGNED), "none", "sector_misaligned_rows")
+        return Schedule("128x64", "none", "sector_misaligned_rows")
+    if tile_count(m, n, 128, 128) >= HALF_WAVE * sm_count:
+        return Schedule(_better_of_two(m, n, sm_count, TILE_RATE), DEFAULT_L2_PROMOTION, "waves")
+    return Schedule("128x64", DEFAULT_L2_PROMOTION, "few_tiles")
+
+
+__all__ = ["Schedule", "choose", "RULES", "L2_PROMOTIONS", "DEFAULT_L2_PROMOTION", "wave_efficiency", "tile_count",
+           "row_pitches", "sector_aligned"]

@@ -1,0 +1,82 @@
+"""fraglab/gemm/schedule.py: one test per rule, with the problem each rule was measured on, plus the launcher's use."""
+
+from __future__ import annotations
+
+import pytest
+
+from fraglab.gemm import schedule, wgmma
+
+
+def test_rules_are_named_and_every_choice_is_a_launcher_tile():
+    seen = set()
+    for m in (1, 16, 64, 65, 128, 1000, 2048, 3000, 4095, 8192):
+        for n in (8, 1000, 3000, 4096, 14336):
+            for k in (8, 1000, 4096):
+                for dtype, order in (("f16", "C"), ("bf16", "F"), ("e4m3", "F")):
+                    s = schedule.choose(m, n, k, dtype, order, "f16")
+                    assert s.tile in wgmma.TILES and s.rule in schedule.RULES
+                    assert s.l2_promotion in schedule.L2_PROMOTIONS
+                    seen.add(s.rule)
+    assert seen == set(schedule.RULES)   # every rule is reachable
+
+
+@pytest.mark.parametrize("m", [1, 8, 16, 32, 64])
+def test_rule_one_row_tile_for_decode_m(m):
+    for n, k in ((4096, 4096), (14336, 4096), (4096, 14336), (11008, 4096)):
+        s = schedule.choose(m, n, k, "f16", "F", "f16")
+        assert (s.tile, s.rule, s.l2_promotion) == ("64x256p", "one_row_tile", "256B")
+    # 65 rows are two 64-row tiles: the rule stops at one
+    assert schedule.choose(65, 4096, 4096).rule != "one_row_tile"
+
+
+def test_rule_sector_misaligned_rows_turns_promotion_off_and_keeps_the_big_tile():
+    # 3000 f16 elements are 6000 bytes: 16-byte aligned (TMA takes it), not 32 (every other row starts mid-sector)
+    assert schedule.row_pitches(3000, 3000, 3000, "f16", "C", "f16") == (6000, 6000, 6000)
+    s = schedule.choose(3000, 3000, 3000, "f16", "C", "f16")
+    assert (s.tile, s.rule, s.l2_promotion) == ("128x256", "sector_misaligned_rows", "none")
+    assert schedule.choose(5000, 3000, 2000, "f16", "C", "f16").rule == "sector_misaligned_rows"
+    # D alone misaligned counts too (the TMA store: B^T rows are K = 4096 here); an f32 D of 3000 columns is
+    # 12000 bytes: aligned
+    assert schedule.choose(4096, 3000, 4096, "f16", "F", "f16").rule == "sector_misaligned_rows"
+    assert schedule.choose(4096, 3000, 4096, "f16", "F", "f32").rule == "waves"
+    assert schedule.sector_aligned(4096, 4096, 3008, "f16", "F", "f32")      # 3008 x 2 = 6016 = 188 x 32
+    # few tiles and misaligned: the small tile, promotion still off
+    s = schedule.choose(200, 1000, 1000, "f16", "C", "f16")
+    assert (s.tile, s.l2_promotion) == ("128x64", "none")
+
+
+def test_rule_waves_picks_by_wave_efficiency_times_rate():
+    # 3072^3: 288 tiles of 128x256 (2.18 waves, efficiency 0.73) against 576 of 128x128 (4.36, 0.87 x 0.86)
+    assert schedule.wave_efficiency(288) == pytest.approx(288 / 396)
+    s = schedule.choose(3072, 3072, 3072)
+    assert (s.tile, s.rule, s.l2_promotion) == ("128x128", "waves", "256B")
+    for m, n in ((2048, 2048), (4096, 4096), (8192, 8192), (4095, 4096), (1000, 4096), (4096, 14336)):
+        assert schedule.choose(m, n, 4096).tile == "128x256", (m, n)
+    # 1000^3 and 1024^3: 64 tiles of 128x128 (0.48 of a wave) beat 128 of 128x64 (measured 175 / 148)
+    assert schedule.choose(1024, 1024, 1024).tile == "128x128"
+    assert schedule.choose(1000, 1000, 1000, "f16", "C", "f32").tile == "128x128"   # f32 D: 4000-byte rows
+    # a tie in score goes to the larger tile (2560^2: both 0.76 of their waves)
+    assert schedule.choose(2560, 2560, 2560).tile == "128x256"
+
+
+def test_rule_few_tiles_takes_the_smallest_tile():
+    # M = 128, N = 4096: 32 tiles of 128x128 (a quarter wave); 128x64 gives 64 (measured 212 against 167)
+    s = schedule.choose(128, 4096, 4096, "f16", "F", "f16")
+    assert (s.tile, s.rule) == ("128x64", "few_tiles")
+    assert schedule.choose(128, 4096, 14336, "bf16", "C", "bf16").tile == "128x64"
+
+
+def test_sm_count_enters_the_waves():
+    # on a 66-SM part 3072^3's 288 tiles of 128x256 are 4.36 waves (0.87): the big tile wins again
+    assert schedule.choose(3072, 3072, 3072, sm_count=66).tile == "128x256"
+
+
+def test_launcher_takes_the_schedule_and_a_forced_tile_keeps_the_promotion():
+    spec = wgmma.spec_for("f16", 3000, 3000, 3000, out_dtype="f16")
+    assert (spec.tile, spec.l2_promotion) == ("128x256", "none")
+    spec = wgmma.spec_for("f16", 3000, 3000, 3000, out_dtype="f16", tile="128x128")
+    assert (spec.tile, spec.l2_promotion) == ("128x128", "none")
+    assert wgmma.spec_for("e4m3", 16, 4096, 4096, b_order="F").tile == "64x256p"
+    assert wgmma.choose_tile(1024, 1024, 132) == "128x128"
+    with pytest.raises(ValueError, match="l2_promotion 'x'.*none, 64B, 128B, 256B"):
+        wgmma.WgmmaKernelSpec("f16", l2_promotion="x")
