@@ -1,6 +1,7 @@
 """fraglab: which lane and which slot of a tensor-core fragment holds which element, measured.
 
-The package root only re-exports; nothing inside fraglab imports it. Public API, loaded on first use:
+The package root re-exports, and makes the wings' registrations (below); nothing inside fraglab imports it.
+Public API, loaded on first use:
     fraglab.__version__
     fraglab.gemm(a, b, ...)          the tensor-core / SIMT GEMM with a fused epilogue (fraglab.gemm.api.gemm)
     fraglab.layout(frag, shape=, dtype=, layout=, api=, source=, method=, atlas=)
@@ -18,6 +19,11 @@ from __future__ import annotations
 import importlib
 
 from ._version import __version__
+
+# fraglab.apis registers the families with layouts.spec, fraglab.show the Layout views with layouts.layout (the
+# layouts wing sits below both and never imports them). Python runs this file before any fraglab module, so the
+# registrations hold whatever is imported first. Both are light: no family module, no matplotlib, no CuPy.
+from . import apis as _apis, show as _show  # noqa: E402,F401
 
 # name -> (module, attribute), imported on first access so `import fraglab` stays free of CuPy and matplotlib
 _LAZY = {

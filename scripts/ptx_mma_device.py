@@ -1,6 +1,6 @@
 """Measure every mma.sync and ldmatrix/stmatrix/movmatrix entry on the present GPU (run by device_ptx_mma.sh).
 
-Compiles fraglab/apis/mma.cu and ldmatrix.cu through fraglab.runtime.gpu, runs every method of every entry, compares each
+Compiles kernels/apis/mma.cu and ldmatrix.cu through fraglab.runtime.gpu, runs every method of every entry, compares each
 with the PTX model, runs the random-product check of every mma instruction, and writes one JSON document
 (maps, agreement, provenance). --sanitize launches every kernel once with small inputs (for
 compute-sanitizer); --only limits the run to keys containing the text.

@@ -22,7 +22,7 @@ from ..errors import AtlasError, FraglabError
 from ..files import write_output
 from .atlas_schema import check_atlas_document, check_atlas_entry
 from .layout import NO_ELEMENT, UNKNOWN, Layout, Source, with_reads
-from .spec import FragmentSpec
+from .spec import FAMILIES, FragmentSpec
 
 ATLAS_FORMAT = 1
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
@@ -143,8 +143,6 @@ def _decode(spec: FragmentSpec, method: str, enc: dict[str, Any], source: Source
 
 def tile_size(key: str) -> int | str:
     """rows * cols of the fragment an atlas key names, or why the key names no fragment fraglab knows."""
-    from ..apis import FAMILIES  # the families sit above the atlas format; asked only to check keys
-
     try:
         spec = FragmentSpec.from_key(key)
     except (FraglabError, TypeError, ValueError) as exc:
@@ -158,8 +156,6 @@ def tile_size(key: str) -> int | str:
 
 @lru_cache(maxsize=None)
 def _catalogue_of(api: str) -> frozenset:
-    from ..apis import FAMILIES
-
     return frozenset(FAMILIES[api].specs())
 
 

@@ -3,6 +3,10 @@
 A layout is a value. Every view (grid of holders, per-lane lists, register packing, figures) is
 computed from the slot map here; nothing else stores a second copy of it. Thread count is not
 hard-wired to a warp, so `wgmma` (128 threads) fits the same structure.
+
+Layout.table() and .figure() are drawn by fraglab.show, a wing above this one, which registers them here
+(register_view) when imported; fraglab/__init__.py imports fraglab.show, so they are in place whichever fraglab
+module a program imports first, and this wing never imports show/, not even lazily.
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ import csv
 import io
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -23,6 +27,21 @@ SOURCE_KINDS = ("gpu", "atlas", "model")
 METHODS = ("load", "mma", "onehot")
 NO_ELEMENT = -1  # row/col of a slot that holds no element
 UNKNOWN = -1     # mma_reads not measured
+
+
+# view name ("table", "figure") -> the function drawing it, registered by fraglab.show
+_VIEWS: dict[str, Callable[..., Any]] = {}
+
+
+def register_view(name: str, draw: Callable[..., Any]) -> None:
+    """Make Layout.<name>(...) call draw(layout, ...) (fraglab.show registers "table" and "figure")."""
+    _VIEWS[name] = draw
+
+
+def _view(name: str) -> Callable[..., Any]:
+    if name not in _VIEWS:  # only when fraglab/__init__.py was bypassed
+        raise LookupError(f"no {name} view registered: import fraglab.show first")
+    return _VIEWS[name]
 
 
 @dataclass
@@ -106,15 +125,11 @@ class Layout:
 
     def table(self, view: str = "grid", lane: int | None = None, width: int = 80):
         """The terminal view as a rich renderable (what `fraglab layout` prints)."""
-        from ..show.tables import layout_view  # the views sit above the value
-
-        return layout_view(self, view, lane, width)
+        return _view("table")(self, view, lane, width)
 
     def figure(self, **style):
         """A matplotlib Figure of the grid (style: lane=, color_by=, palette=, as `fraglab layout --format png`)."""
-        from ..show.figure import plot_layout
-
-        return plot_layout(self, **style)
+        return _view("figure")(self, **style)
 
     def __repr__(self) -> str:
         s = self.spec

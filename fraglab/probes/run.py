@@ -119,8 +119,8 @@ def capture_atlas(progress=None, apis: tuple[str, ...] | None = None) -> "Atlas"
     """
     import time
 
-    from ..apis import FAMILIES
     from ..layouts.atlas import Atlas
+    from ..layouts.spec import FAMILIES  # registered by fraglab.apis, the wing above
     from ..runtime import gpu
 
     sm = gpu.compute_capability()

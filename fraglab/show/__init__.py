@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import importlib
 
+from ..layouts.layout import register_view
+
 # public name -> submodule, so `fraglab.show.plot_layout` works without importing every view up front
 _EXPORTS = {
     "plot_layout": "figure", "plot_mma": "figure",
@@ -15,6 +17,23 @@ _EXPORTS = {
     "layout_digest": "gallery", "generate_all": "gallery", "check_format": "gallery",
     "layout_view": "tables",
 }
+
+
+def _table(layout, view: str = "grid", lane=None, width: int = 80):
+    from .tables import layout_view
+
+    return layout_view(layout, view, lane, width)
+
+
+def _figure(layout, **style):
+    from .figure import plot_layout
+
+    return plot_layout(layout, **style)
+
+
+# Layout.table() and Layout.figure() draw through these (the layouts wing sits below and cannot import show/).
+register_view("table", _table)
+register_view("figure", _figure)
 
 
 def __getattr__(name: str):

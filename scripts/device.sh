@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# The one device runner: run on the GPU machine from the repository root, one or more named stages in one call.
+#   bash scripts/device.sh STAGE [STAGE ...]        (default: env tests sanitize; logs and results under $OUT)
+# Stages:
+#   env       the GPU, driver, clocks, power and the Python packages (always run first)
+#   tests     every GPU test (`pytest -m gpu`), in parallel workers sharing CuPy's kernel cache; TESTS narrows it
+#             (e.g. TESTS="tests/gemm tests/bench")
+#   sanitize  compute-sanitizer memcheck and racecheck over the probe kernels (mma.sync/ldmatrix, a WMMA capture),
+#             memcheck over the WMMA GEMM's edge cases and the public GEMM road's GPU tests, memcheck/racecheck/
+#             synccheck over the wgmma GEMM variants (benchmarks/wgmma_sanitize.py) and the wgmma peak probes
+#   probes    every mma.sync / ldmatrix / stmatrix / movmatrix entry with every method against the PTX model
+#             (scripts/ptx_mma_device.py; JSON in $OUT), and `fraglab verify` (methods x model x atlas)
+#   capture   `fraglab atlas capture` of every family, then `fraglab atlas diff` with the bundled atlas (gzip in $OUT)
+#   bench     `fraglab peak` (burst and sustained), `fraglab gemm --wgmma|--wmma|--simt --bench` (JSON and plot in
+#             $OUT), the awkward shapes (benchmarks/wgmma_suite.py), the per-call cost (benchmarks/gemm_call_cost.py)
+#   sass      registers, spills and SASS counts of the GEMM kernels (benchmarks/wgmma_sass.py, scripts/wmma_sass.py)
+# Environment: OUT (default /tmp/out), JOBS (pytest workers, default 12), SIZES (bench sizes, default
+# 1024,2048,4096,8192), TESTS (test paths). A failing step is reported and the next one still runs; the exit status
+# is 1 when any step failed.
+# The per-run scripts this runner replaced (device_all.sh, device_gemm_final.sh, wmma_device_final.sh, ...), which
+# older results in docs/ name as their command, are in git: `git show b18e098:scripts/<name>` (docs/reproduce.md).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export PYTHONPATH=$PWD PYTHONUNBUFFERED=1 PATH=/usr/local/cuda/bin:$PATH COLUMNS=160
+OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
+JOBS=${JOBS:-12}
+SIZES=${SIZES:-1024,2048,4096,8192}
+SAN="compute-sanitizer --error-exitcode 9 --print-limit 5"
+failed=()
+
+# step NAME TIMEOUT_S CMD...: run one step, its output in $OUT/NAME.log, one summary line here
+step() {
+    local name=$1 limit=$2; shift 2
+    local started=$SECONDS
+    timeout "$limit" "$@" > "$OUT/$name.log" 2>&1
+    local rc=$?
+    [ $rc -ne 0 ] && failed+=("$name")
+    echo "[$name] exit $rc in $((SECONDS - started)) s: $(grep -E 'passed|failed|ERROR SUMMARY|error' "$OUT/$name.log" | tail -n 1)"
+}
+
+stage_env() {
+    nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,power.limit,temperature.gpu \
+        --format=csv | tee "$OUT/gpu.txt"
+    date -u | tee -a "$OUT/gpu.txt"
+    python3 -c "import cupy, numpy, sys; print('python', sys.version.split()[0], 'cupy', cupy.__version__, 'numpy', numpy.__version__)" \
+        | tee -a "$OUT/gpu.txt"
+}
+
+stage_tests() {
+    # NVRTC compiles dominate the suite's time, so the tests run in parallel workers sharing CuPy's kernel cache
+    step pytest_gpu 540 python3 -m pytest -q -m gpu -p no:cacheprovider -n "$JOBS" --timeout 240 -rfE --tb=short \
+        --durations=10 ${TESTS:-}
+    tail -n 15 "$OUT/pytest_gpu.log"
+}
+
+stage_sanitize() {
+    step memcheck_ptx_probes 240 $SAN --tool memcheck python3 scripts/ptx_mma_device.py --sanitize
+    step racecheck_ptx_probes 240 $SAN --tool racecheck python3 scripts/ptx_mma_device.py --sanitize
+    step memcheck_wmma_gemm 240 $SAN --tool memcheck python3 scripts/wmma_sanitize.py
+    step racecheck_wmma_gemm 240 $SAN --tool racecheck python3 scripts/wmma_sanitize.py
+    step memcheck_gemm_road 400 $SAN --tool memcheck --report-api-errors no python3 -m pytest -q -m gpu \
+        -p no:cacheprovider tests/gemm/test_gemm_api_gpu.py tests/gemm/test_activation_accuracy_gpu.py
+    local probes
+    probes=$(python3 -c "from fraglab.bench import peak; print(' '.join('--probe ' + p for p in peak.WGMMA_PROBE_NAMES))")
+    for tool in memcheck racecheck synccheck; do
+        step "${tool}_wgmma_gemm" 200 $SAN --tool "$tool" --report-api-errors no python3 benchmarks/wgmma_sanitize.py
+        step "${tool}_peak" 200 $SAN --tool "$tool" python3 -m fraglab peak $probes --iters 8 --no-sass
+    done
+}
+
+stage_probes() {
+    step ptx_mma_probes 300 python3 scripts/ptx_mma_device.py --out "$OUT/ptx_mma.json"
+    step verify 300 python3 -m fraglab verify
+}
+
+stage_capture() {
+    local gpu
+    gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr -c 'A-Za-z0-9\n' '_')
+    step capture 300 python3 -m fraglab atlas capture --out "$OUT/atlas_${gpu}.json"
+    step atlas_diff 120 python3 -m fraglab atlas diff "$OUT/atlas_${gpu}.json"
+    [ -f "$OUT/atlas_${gpu}.json" ] && gzip -9 -f "$OUT/atlas_${gpu}.json"
+}
+
+stage_bench() {
+    step peak 200 python3 -m fraglab peak --sustain 3 --json "$OUT/peak.json"
+    step bench_wgmma 300 python3 -m fraglab gemm --wgmma --bench --size "$SIZES" --act relu --bias per_n \
+        --out-dtype f16 --json "$OUT/bench_wgmma.json" --plot "$OUT/bench_wgmma.png"
+    step bench_wmma 300 python3 -m fraglab gemm --wmma --bench --check --size "$SIZES" --act relu --bias per_n \
+        --json "$OUT/bench_wmma.json"
+    step bench_simt 300 python3 -m fraglab gemm --simt --bench --check --size 4096 --json "$OUT/bench_simt.json"
+    step bench_shapes 200 python3 benchmarks/wgmma_suite.py --skip-checks --json "$OUT/bench_shapes.json" \
+        --variants 128x256:in:tma,128x256:f32:tma --sizes 8192x8192x1024,4096x14336x4096,1000x4096x4096
+    step call_cost 120 python3 benchmarks/gemm_call_cost.py --json "$OUT/call_cost.json"
+}
+
+stage_sass() {
+    mkdir -p /tmp/sass
+    step sass_wgmma 300 python3 benchmarks/wgmma_sass.py /tmp/sass --acts none,relu,gelu 128x256 128x128
+    step sass_wmma 300 python3 scripts/wmma_sass.py --arch sm_90
+}
+
+stages=("$@")
+[ ${#stages[@]} -eq 0 ] && stages=(tests sanitize)
+for name in "${stages[@]}"; do
+    if ! declare -F "stage_$name" >/dev/null; then
+        echo "device.sh: invalid stage '$name': valid stages are env, tests, sanitize, probes, capture, bench, sass" >&2
+        exit 2
+    fi
+done
+stage_env
+for name in "${stages[@]}"; do
+    [ "$name" = env ] && continue
+    echo "== $name ($(date -u +%H:%M:%S) UTC)"
+    "stage_$name"
+done
+echo "== done: ${#failed[@]} failed step(s)${failed[*]:+: ${failed[*]}}"
+[ ${#failed[@]} -eq 0 ]
