@@ -248,10 +248,10 @@ def diff(a: Atlas, b: Atlas) -> list[str]:
 
 def diff_layouts(a: Layout, b: Layout) -> Iterable[str]:
     if a.row.shape != b.row.shape:
-        yield f"slot count differs: {a.num_elements} vs {b.num_elements} per lane"
+        yield f"slot count differs: {a.num_elements} vs {b.num_elements} per thread"
         return
     for lane, slot in zip(*np.nonzero((a.row != b.row) | (a.col != b.col) | (a.mma_reads != b.mma_reads))):
-        yield f"lane {lane} slot {slot}: {_slot_text(a, lane, slot)} vs {_slot_text(b, lane, slot)}"
+        yield f"thread {lane} slot {slot}: {_slot_text(a, lane, slot)} vs {_slot_text(b, lane, slot)}"
 
 
 def _slot_text(layout: Layout, lane: int, slot: int) -> str:

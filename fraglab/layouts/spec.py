@@ -219,7 +219,8 @@ class FragmentSpec:
 
 def check_lane(lane: int | None, threads: int = 32) -> None:
     if lane is not None and not 0 <= lane < threads:
-        raise InputError(f"invalid --lane {lane}: valid lanes are 0..{threads - 1}", argument="lane")
+        raise InputError(f"invalid --lane {lane}: it is a thread index, valid threads are 0..{threads - 1}",
+                         argument="lane")
 
 
 __all__ = ["FragmentSpec", "FamilyRegistry", "FAMILIES", "get_family", "parse_shape", "check_lane", "ELEMENT_BITS", "CODE_BASE", "OPTIONAL_FIELDS",

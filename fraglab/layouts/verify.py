@@ -72,7 +72,7 @@ def check_combination(spec: FragmentSpec, measured: dict[str, Layout], arch: int
             row.problems.append("the PTX model differs from the measurement")
     else:
         row.model = "differs"
-        row.problems.append(f"the model has {model.num_elements} slots per lane, the GPU {load.num_elements}")
+        row.problems.append(f"the model has {model.num_elements} slots per thread, the GPU {load.num_elements}")
     if atlas is None:
         row.atlas = "no atlas"
     elif atlas.arch != arch:

@@ -142,7 +142,7 @@ def catalogue_view(families: Iterable) -> Group:
                 row.append(notes.mark(family.note(s) if family.note else ""))
             table.add_row(*row)
         parts.append(table)
-        parts.append(Text("slots = slots per lane" + ("; notes:" if notes.notes else ""), style="dim"))
+        parts.append(Text("slots = slots per thread" + ("; notes:" if notes.notes else ""), style="dim"))
         if notes.notes:
             parts.append(notes.renderable())
         parts.append(Text(""))
@@ -168,7 +168,7 @@ def atlas_view(found) -> Group:
             table.add_row(fragment_words(spec), str(lay.num_elements), str(lay.duplicate_slots),
                           str(reads.ignored_slots) if reads.reads_measured else "?", " ".join(methods))
         parts.append(table)
-    parts.append(Text("slots = slots per lane; dups = slots holding an element another slot holds; "
+    parts.append(Text("slots = slots per thread; dups = slots holding an element another slot holds; "
                       "ignored = slots the MMA does not read; '?' = not measured", style="dim"))
     for key, why in found.refused.items():
         parts.append(Text(f"refused {clean_text(key)}: {clean_text(why)}", style="yellow"))

@@ -92,7 +92,7 @@ def test_source_gpu_without_gpu_fails_with_one_line(no_gpu):
     (["--frag", "matrix_a", "--shape", "m16n16k32"], "invalid --shape 'm16n16k32' for wmma matrix_a: valid choices are m16n16k16, m32n8k16, m8n32k16, m16n16k8"),
     (["--frag", "matrix_a", "--dtype", "f32"], "invalid --dtype 'f32' for wmma matrix_a m16n16k16: valid choices are f16, bf16, u8, s8"),
     (["--frag", "matrix_a", "--shape", "m8n8k4", "--dtype", "f16"], "invalid --dtype 'f16' for wmma matrix_a m8n8k4: valid choices are f64"),
-    (["--frag", "matrix_a", "--lane", "32"], "invalid --lane 32: valid lanes are 0..31"),
+    (["--frag", "matrix_a", "--lane", "32"], "invalid --lane 32: it is a thread index, valid threads are 0..31"),
     (["--frag", "matrix_a", "--lane", "-1"], "invalid --lane -1"),
     (["--frag", "matrix_b", "--dtype", "b1", "--shape", "m8n8k128", "--layout", "row"], "invalid --layout 'row' for wmma matrix_b m8n8k128 b1: valid choices are col"),
     (["--mma", "--dtype", "f32"], "invalid --dtype 'f32' for --mma"),
@@ -140,7 +140,7 @@ def test_atlas_show_and_diff(tmp_path):
     atlas_mod.Atlas.from_dict(doc).save(changed)
     assert runner.invoke(app, ["atlas", "diff", str(same), str(same)]).exit_code == 0
     result = runner.invoke(app, ["atlas", "diff", str(same), str(changed)])
-    assert result.exit_code == 1 and "wmma.matrix_a.m8n8k4.f64.row mma: lane 0 slot 0" in result.output
+    assert result.exit_code == 1 and "wmma.matrix_a.m8n8k4.f64.row mma: thread 0 slot 0" in result.output
     bad = runner.invoke(app, ["atlas", "diff", str(same), str(tmp_path / "nope.json")])
     assert bad.exit_code == 2 and "no atlas file" in bad.output
 
@@ -214,5 +214,5 @@ def test_atlas_diff_against_the_bundled_atlas_names_each_changed_slot(tmp_path):
     result = runner.invoke(app, ["atlas", "diff", str(path)])
     assert result.exit_code == 1, result.output
     lines = [ln for ln in result.output.splitlines() if ln.startswith(key)]
-    assert [ln.split(":")[1].strip() for ln in lines] == ["lane 3 slot 1", "lane 3 slot 2"]
+    assert [ln.split(":")[1].strip() for ln in lines] == ["thread 3 slot 1", "thread 3 slot 2"]
     assert "B: the bundled atlas" in result.output

@@ -99,7 +99,7 @@ def test_atlas_diff_lists_each_changed_slot(tmp_path):
     doc["entries"][key]["load"]["cells"][7][3] = 0
     other = atlas_mod.Atlas.from_dict(doc)
     lines = atlas_mod.diff(bundled, other)
-    assert len(lines) == 1 and lines[0].startswith(f"{key} load: lane 7 slot 3")
+    assert len(lines) == 1 and lines[0].startswith(f"{key} load: thread 7 slot 3")
     assert atlas_mod.diff(bundled, atlas_mod.Atlas.from_dict(bundled.to_dict())) == []
 
 

@@ -134,7 +134,7 @@ def test_verify_view_fits_with_long_problems():
             rows.append(VerifyRow(spec, methods="differ", model="not modelled", atlas="not in atlas",
                                   duplicates=16384, ignored=16384,
                                   problems=["mma and onehot disagree on what the MMA reads",
-                                            "the model has 128 slots per lane, the GPU 64"]))
+                                            "the model has 128 slots per thread, the GPU 64"]))
     text = render(verify_view(rows, {"wgmma.accumulator.m64n256k16.f32.row": "out of shared memory"}), 80)
     assert_fits(text, 80)
     flat = " ".join(text.split())
