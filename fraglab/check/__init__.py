@@ -19,7 +19,8 @@ from pathlib import Path
 
 from ..errors import InputError
 from .compare import CheckResult, compare, figure, render_json, render_text
-from .given import GivenLayout, clean_text
+from ..files import clean_text
+from .given import GivenLayout
 
 FORMS = ("cute", "triton", "table", "header")
 MAX_FILE_BYTES = 64 << 20

@@ -14,7 +14,8 @@ import numpy as np
 
 from ..export.diff import figure as diff_figure
 from ..export.tile import title
-from .given import GivenLayout, clean_text
+from ..files import clean_text
+from .given import GivenLayout
 
 WIDTH = 80
 SHOWN = 48  # differing slots the table lists; --format json lists every one

@@ -7,7 +7,6 @@ outside the tile is kept as written, so the comparison shows it instead of refus
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,9 +14,7 @@ import numpy as np
 
 from ..errors import InputError
 
-MAX_SLOTS = 1 << 17
-# What a string from a file or an argument may not bring to a terminal: C0/C1 controls, DEL, bidi overrides.
-_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")  # threads x slots of a given layout: past every fragment fraglab ships (16384)
+MAX_SLOTS = 1 << 17  # threads x slots of a given layout: past every fragment fraglab ships (16384)
 
 
 @dataclass(frozen=True)
@@ -57,12 +54,6 @@ class GivenLayout:
     @property
     def num_elements(self) -> int:
         return int(self.row.shape[1])
-
-
-def clean_text(value: object, limit: int = 120) -> str:
-    """`value` safe to print on one line: every control or bidi character becomes '?', cut past `limit`."""
-    text = _UNPRINTABLE.sub("?", str(value))
-    return text if len(text) <= limit else text[:max(limit - 1, 0)] + "\u2026"
 
 
 def tile_of(layout) -> GivenTile:

@@ -22,7 +22,8 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
-from .given import MAX_SLOTS, GivenLayout, clean_text, tile_of
+from ..files import clean_text
+from .given import MAX_SLOTS, GivenLayout, tile_of
 
 COMPILERS = ("auto", "gxx", "nvrtc")
 COMPILE_SECONDS = 300

@@ -16,7 +16,8 @@ import json
 import numpy as np
 
 from ..errors import InputError
-from .given import GivenLayout, check_size, clean_text, tile_of
+from ..files import clean_text
+from .given import GivenLayout, check_size, tile_of
 
 THREAD_KEYS = ("thread", "lane")  # today's name first; `lane` is the older files' spelling
 
