@@ -85,12 +85,25 @@ class _CleanFormatter(logging.Formatter):
         return "fraglab: " + clean_text(record.getMessage(), limit=None)
 
 
-def _verbose_callback(value: bool):
-    if value and not any(isinstance(h, logging.StreamHandler) for h in _log.handlers):
-        handler = logging.StreamHandler(sys.stderr)  # the stream of the moment (CliRunner swaps it)
+class _StderrHandler(logging.StreamHandler):
+    """Writes to sys.stderr as it is when a record comes (a test runner swaps and closes its streams)."""
+
+    @property
+    def stream(self):
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value):
+        pass
+
+
+def _verbose_callback(ctx: typer.Context, value: bool):
+    if value:
+        handler = _StderrHandler()
         handler.setFormatter(_CleanFormatter())
         _log.addHandler(handler)
         _log.setLevel(logging.INFO)
+        ctx.call_on_close(lambda: _log.removeHandler(handler))  # for this invocation only
 
 
 @app.callback()
