@@ -87,6 +87,9 @@ def test_cute_form_reproduces_every_slot(layout):
         doc = json.loads(cute.render(layout, "json"))
         evaluate = lambda t, s: eval_cute(doc, t, s)  # noqa: E731
     except NoExportForm as err:
+        if (np.asarray(layout.row) < 0).any():  # mma.sp metadata: unselected lanes hold nothing, no CuTe form
+            assert "hold no element" in err.reason
+            return
         composed = err.composed
         assert composed is not None and "swizzle" in composed, str(err)
         evaluate = lambda t, s: eval_composed(composed, t, s)  # noqa: E731
@@ -104,6 +107,10 @@ def power_of_two(n: int) -> bool:
 
 @pytest.mark.parametrize("layout", ALL, ids=IDS)
 def test_linear_form_reproduces_every_slot(layout):
+    if (np.asarray(layout.row) < 0).any():  # mma.sp metadata: a linear map sends every index to an element
+        with pytest.raises(NoExportForm, match="hold no element"):
+            linear.render(layout, "json")
+        return
     if not power_of_two(layout.num_elements):  # wgmma m64n24: 12 slots; Triton's dims are powers of two
         with pytest.raises(NoExportForm, match=f"{layout.num_elements} slots is not a power of two"):
             linear.render(layout, "json")
