@@ -8,6 +8,8 @@ import hashlib
 import io
 import json
 import os
+import re
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
@@ -63,7 +65,31 @@ def figure_bytes(fig: "Figure", fmt: str) -> bytes:
             fig.savefig(buf, format="png", dpi=png_dpi(fig), pil_kwargs={"compress_level": 1})
         else:
             fig.savefig(buf, format=fmt, metadata=metadata)
-    return _small_png(buf.getvalue()) if fmt == "png" else buf.getvalue()
+    if fmt == "png":
+        return _small_png(buf.getvalue())
+    return _compact_svg(buf.getvalue()) if fmt == "svg" else buf.getvalue()
+
+
+_SVG_NUMBER_ATTR = re.compile(rb'( (?:d|x|y|transform|width|height)=")([^"]*)"')
+_LONG_FLOAT = re.compile(rb"-?\d+\.\d{3,}")
+_NO_ROTATION = re.compile(rb' transform="rotate\(-?0 [-\d.]+ [-\d.]+\)"')
+
+
+def _compact_svg(data: bytes) -> bytes:
+    """matplotlib's SVG with what no reader sees left out: coordinates to 1/100 pt (it writes 1e-6), and the
+    rotate(0) transform it puts on every unrotated label. Text stays text, ids and styles stay as they are."""
+    def short(number: re.Match) -> bytes:
+        text = b"%.2f" % float(number.group(0))
+        text = text.rstrip(b"0").rstrip(b".")
+        return b"0" if text in (b"-0", b"") else text
+
+    def attribute(match: re.Match) -> bytes:
+        value = match.group(2)
+        if value.startswith(b"matrix("):  # an image's scale: rounded, 256 cells would drift by a third of a point
+            return match.group(0)
+        return match.group(1) + _LONG_FLOAT.sub(short, value) + b'"'
+
+    return _SVG_NUMBER_ATTR.sub(attribute, _NO_ROTATION.sub(b"", data))
 
 
 def png_dpi(fig: "Figure") -> float:
@@ -144,13 +170,68 @@ def layout_digest(layout: Layout) -> str:
     return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
 
 
+def _draw_job(kind: str, layouts: list[Layout], formats: Sequence[str]) -> list[bytes]:
+    """One figure (a fragment, or an MMA view of three), encoded in each format: what a pool worker runs."""
+    fig = plot_layout(layouts[0]) if kind == "fragment" else plot_mma(*layouts)
+    encoded = [figure_bytes(fig, fmt) for fmt in formats]
+    fig.clear()
+    return encoded
+
+
+def _job_cost(job: tuple[str, list[Layout]]) -> int:
+    """Cells drawn: the big grids go to the pool first, so no core is left with one at the end."""
+    return sum(lay.spec.rows * lay.spec.cols for lay in job[1])
+
+
+def _draw_jobs(jobs: list[tuple[str, list[Layout]]], formats: Sequence[str], workers: int,
+               progress: Callable[[int, int, str], None]) -> list[list[bytes]]:
+    """Every job's encoded files, in job order, drawn by `workers` processes (1: in this one); progress(done,
+    total, name) after each file."""
+    results: list[list[bytes] | None] = [None] * len(jobs)
+    total, done = len(jobs) * len(formats), 0
+
+    def finished(i: int, encoded: list[bytes]) -> None:
+        nonlocal done
+        results[i] = encoded
+        for fmt in formats:
+            done += 1
+            progress(done, total, _job_name(*jobs[i], fmt))
+
+    if workers <= 1:
+        for i, job in enumerate(jobs):
+            finished(i, _draw_job(*job, formats))
+        return results
+    import multiprocessing
+
+    # spawn, not fork: the caller may run threads (the progress bar's), which a forked child must not inherit
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        order = sorted(range(len(jobs)), key=lambda i: -_job_cost(jobs[i]))
+        futures = {pool.submit(_draw_job, *jobs[i], formats): i for i in order}
+        for future in as_completed(futures):
+            finished(futures[future], future.result())
+    return results
+
+
+def _job_name(kind: str, lays: list[Layout], fmt: str) -> str:
+    return default_figure_name(lays[0] if kind == "fragment" else tuple(lays), fmt, mma=kind == "mma")
+
+
+def default_workers() -> int:
+    """Every core this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
 def generate_all(out_dir: str | os.PathLike, atlas: Any = None, *, formats: Sequence[str] = ("svg",),
-                 progress: Callable[[int, int, str], None] | None = None) -> list[Path]:
+                 progress: Callable[[int, int, str], None] | None = None, workers: int | None = None) -> list[Path]:
     """Every fragment of the atlas (method load, MMA reads from the one-hot probe) and one MMA view per
     (shape, input type), in each format; also writes figures.json, the manifest docs tests check.
 
-    progress(done, total, name) is called after each file. Files that an earlier run listed in the
-    manifest and this run no longer makes are removed; nothing else in out_dir is touched.
+    The figures are drawn by `workers` processes (default: every core); the files are the same bytes whatever
+    the count. progress(done, total, name) is called after each file. Files that an earlier run listed
+    in the manifest and this run no longer makes are removed; nothing else in out_dir is touched.
     """
     for fmt in formats:
         check_format(fmt)
@@ -166,17 +247,14 @@ def generate_all(out_dir: str | os.PathLike, atlas: Any = None, *, formats: Sequ
     layouts = {spec: _drawn_layout(atlas, spec) for spec in specs}
     jobs: list[tuple[str, list[Layout]]] = [("fragment", [layouts[s]]) for s in specs]
     jobs += [("mma", [layouts[s] for s in triple]) for triple in mma_triples(specs)]
-    total = len(jobs) * len(formats)
+    encoded = _draw_jobs(jobs, formats, workers or default_workers(), progress or (lambda *_: None))
     written: list[Path] = []
     entries = []
-    done = 0
     manifest_path = out / MANIFEST_NAME
     with write_many(out) as files:  # all figures and the manifest land together, or none does
-        for kind, lays in jobs:
-            fig = plot_layout(lays[0]) if kind == "fragment" else plot_mma(*lays)
-            for fmt in formats:
-                name = default_figure_name(lays[0] if kind == "fragment" else tuple(lays), fmt, mma=kind == "mma")
-                data = figure_bytes(fig, fmt)
+        for (kind, lays), datas in zip(jobs, encoded):
+            for fmt, data in zip(formats, datas):
+                name = _job_name(kind, lays, fmt)
                 written.append(files.write(name, data))
                 entries.append({
                     "file": name, "kind": kind, "format": fmt,
@@ -184,10 +262,6 @@ def generate_all(out_dir: str | os.PathLike, atlas: Any = None, *, formats: Sequ
                     "layouts_sha256": [layout_digest(lay) for lay in lays],
                     "sha256": hashlib.sha256(data).hexdigest(),
                 })
-                done += 1
-                if progress is not None:
-                    progress(done, total, name)
-            fig.clear()
         stale = _stale_files(manifest_path, {e["file"] for e in entries})
         manifest = {
             "generator": f"fraglab {__version__}",

@@ -249,45 +249,30 @@ def _draw_grid(ax: "Axes", layout: Layout, coloring: _Coloring, cell_w_pt: float
                *, cells: list[list[_Cell]] | None = None, plan: _LabelPlan | None = None,
                gid: str = "grid") -> _GridReport:
     """Draw one fragment's matrix into ax, cell (r, c) spanning [c, c+1] x [r, r+1] in data units."""
-    from matplotlib.collections import LineCollection, PolyCollection
+    from matplotlib.collections import LineCollection
 
     rows, cols = layout.spec.rows, layout.spec.cols
     cells = cells if cells is not None else _cells(layout)
     plan = plan if plan is not None else _plan_labels(cells, cell_w_pt, cell_h_pt)
     lane = coloring.lane
 
-    # Fill: one rectangle per horizontal stretch of one colour keeps SVG and PDF files small.
-    fill_polys, fill_colors, hatched = [], [], []
+    # Fill: every cell's colour in one image, a pixel per cell, drawn unsmoothed (SVG: image-rendering pixelated;
+    # PDF: no interpolation): the cells a reader sees, in a few hundred bytes instead of a path per cell.
+    fill = np.ones((rows, cols, 3))
+    hatched = []
     highlighted = np.zeros((rows, cols), dtype=bool)
     for r in range(rows):
-        c = 0
-        while c < cols:
+        for c in range(cols):
             cell = cells[r][c]
             key = cell.key_holder()
             if key is None:
                 hatched.append((r, c))
-                c += 1
                 continue
             rgb = coloring.colors[coloring.index(layout, key) % len(coloring.colors)]
             lit = lane is None or lane in cell.lanes
             highlighted[r, c] = lane is not None and lit
-            rgb = rgb if lit else _dim(rgb)
-            c1 = c + 1
-            while c1 < cols:
-                nxt = cells[r][c1]
-                kh = nxt.key_holder()
-                if kh is None:
-                    break
-                lit1 = lane is None or lane in nxt.lanes
-                rgb1 = coloring.colors[coloring.index(layout, kh) % len(coloring.colors)]
-                if (rgb1 if lit1 else _dim(rgb1)) != rgb:
-                    break
-                highlighted[r, c1] = lane is not None and lit1
-                c1 += 1
-            fill_polys.append([(c, r), (c1, r), (c1, r + 1), (c, r + 1)])
-            fill_colors.append(rgb)
-            c = c1
-    ax.add_collection(PolyCollection(fill_polys, facecolors=fill_colors, edgecolors="none", linewidths=0))
+            fill[r, c] = rgb if lit else _dim(rgb)
+    ax.imshow(fill, extent=(0, cols, rows, 0), interpolation="none", aspect="auto", zorder=0.5)
     for r, c in hatched:  # a cell nobody holds
         ax.add_patch(_rect(c, r, hatch="////", facecolor="white", edgecolor="0.6"))
     for r, c in [(r, c) for r in range(rows) for c in range(cols) if cells[r][c].all_ignored]:  # every holder ignored: the MMA never reads this element

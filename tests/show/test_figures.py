@@ -184,19 +184,12 @@ def test_color_by_register_colours_by_32_bit_register(tmp_path):
 
 
 def _cell_fills(ax, rows, cols) -> np.ndarray:
-    """(rows, cols, 3) fill colour of every cell, read back from the grid's polygons."""
-    from matplotlib.collections import PolyCollection
-
-    out = np.full((rows, cols, 3), np.nan)
-    for coll in ax.collections:
-        if not isinstance(coll, PolyCollection):
-            continue
-        for path, colour in zip(coll.get_paths(), coll.get_facecolors()):
-            xs, ys = path.vertices[:, 0], path.vertices[:, 1]
-            r0, c0, c1 = int(round(ys.min())), int(round(xs.min())), int(round(xs.max()))
-            out[r0, c0:c1] = colour[:3]
-        break
-    assert not np.isnan(out).any(), "every cell is filled"
+    """(rows, cols, 3) fill colour of every cell, read back from the grid's fill image (a pixel per cell)."""
+    (image,) = ax.get_images()
+    assert image.get_extent() == [0, cols, rows, 0], "the image spans the grid, row 0 on top"
+    assert image.get_interpolation() == "none", "cells drawn unsmoothed"
+    out = np.asarray(image.get_array(), dtype=float)
+    assert out.shape == (rows, cols, 3) and not np.isnan(out).any(), "every cell is filled"
     return out
 
 
@@ -430,3 +423,28 @@ def test_summary_says_when_reads_are_only_partly_known(tmp_path):
     texts = " ".join(svg_texts(render(figures.plot_layout(model), tmp_path, "svg")))
     assert "whether the MMA reads 256 slots is not known" in texts
     assert "MMA reads every slot" not in texts and "source: model" in texts
+
+
+# ---- file size: cells as one image, labels as text -------------------------------------------------------------
+
+def test_svg_draws_the_cells_as_one_unsmoothed_image_of_the_layout_colours():
+    import base64
+    import io
+    import re
+
+    from PIL import Image
+
+    from figure_fixtures import svg_texts, wgmma_accumulator
+
+    lay = wgmma_accumulator(64)
+    data = figures.figure_bytes(figures.plot_layout(lay), "svg")
+    images = re.findall(rb'<image [^>]*xlink:href="data:image/png;base64,([^"]+)"[^>]*>', data)
+    assert len(images) == 1, "one image holds every cell"
+    assert b"image-rendering:pixelated" in re.search(rb"<image [^>]*>", data).group(0)
+    pixels = np.asarray(Image.open(io.BytesIO(base64.b64decode(images[0]))).convert("RGB"), dtype=float) / 255
+    assert pixels.shape == (lay.spec.rows, lay.spec.cols, 3)
+    colours = np.array(figures.palette_colors("tab20", lay.threads))
+    thread, slot = 37, 3
+    assert np.allclose(pixels[lay.row[thread, slot], lay.col[thread, slot]], colours[thread], atol=1 / 255)
+    assert b"<path" in data and not re.search(rb' (?:d|x|y)="[^"]*\d\.\d{3,}', data), "coordinates to 1/100 pt"
+    assert b'transform="rotate(-0 ' not in data and len(svg_texts(data)) > lay.spec.rows  # labels stay text
