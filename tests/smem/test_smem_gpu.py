@@ -19,6 +19,11 @@ def test_measured_wavefronts_equal_the_model(case):
     if case.tolerance:   # cp.async: the clock is noisy by its global side; its documented bound per instruction
         assert np.abs(raw - np.array([m.wavefronts for m in report.models])).max() <= case.tolerance, raw[:8]
         return
+    if case.hardware is not None:
+        # a documented difference reads off the whole-number grid (the broadcast ld.b128: 2.25 on the clock, 2 by
+        # Nsight Compute), so only its nearest whole count is the claim, and it must not be the model's
+        assert report.measured == case.hardware != report.predicted, (case.name, raw[:8], report.predicted)
+        return
     # every instruction within a quarter wavefront of a whole number: the calibration is trustworthy
     frac = np.abs(raw - np.rint(raw))
     assert frac.max() < 0.25, (case.name, raw[:8])
