@@ -37,7 +37,7 @@ def layout_command(
     method: Annotated[Optional[str], typer.Option(help="How it was measured: load (every holder), mma (identity MMA), onehot (which slots the MMA reads), store; `fraglab list` shows each family's (default: its first)")] = None,
     format: Annotated[Optional[FormatChoice], typer.Option("--format", help="table | json | csv | png | svg | pdf | tikz (default: from --out's suffix, else table)")] = None,
     out: Annotated[Optional[str], typer.Option(help="Write here instead of stdout ('-': stdout; a folder: the default name inside; figures: default file name in the current folder); the suffix must fit the format")] = None,
-    lane: Annotated[Optional[int], typer.Option(help="Highlight one lane (0..threads-1)")] = None,
+    lane: Annotated[Optional[int], typer.Option("--thread", "--lane", help="Highlight one thread of the instruction's group (0..threads-1; --lane: the older name)")] = None,
     view: Annotated[ViewChoice, typer.Option(help="grid: the matrix with each cell's holders; lanes: each lane's slots")] = ViewChoice.grid,
     mma: Annotated[bool, typer.Option("--mma", help="Figure of A, B and the accumulator of one MMA, as C = A x B")] = False,
     color_by: Annotated[ColorBy, typer.Option(help="Figures: colour cells by lane, slot or 32-bit register")] = ColorBy.lane,

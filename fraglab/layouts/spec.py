@@ -219,7 +219,7 @@ class FragmentSpec:
 
 def check_lane(lane: int | None, threads: int = 32) -> None:
     if lane is not None and not 0 <= lane < threads:
-        raise InputError(f"invalid --lane {lane}: it is a thread index, valid threads are 0..{threads - 1}",
+        raise InputError(f"invalid --thread {lane}: valid threads are 0..{threads - 1} (--lane is the same option)",
                          argument="lane")
 
 

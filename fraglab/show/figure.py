@@ -139,7 +139,7 @@ def _axes_in(fig: "Figure", left: float, bottom: float, width: float, height: fl
 
 def _check_lane(lane: int | None, threads: int) -> None:
     if lane is not None and not (isinstance(lane, (int, np.integer)) and 0 <= lane < threads):
-        raise FigureError("lane", f"invalid --lane {lane}: it is a thread index, valid threads are 0..{threads - 1}")
+        raise FigureError("lane", f"invalid --thread {lane}: valid threads are 0..{threads - 1} (--lane is the same option)")
 
 
 _NOTE_LINE_IN = 0.15

@@ -112,7 +112,7 @@ def grid_legend(layout: Layout, holders, highlight: int | None) -> Text:
     if any(_ignored(layout, lane, slot) for h in cells for lane, slot in h):
         items.append(f"'{IGNORED_MARK}' the MMA ignores that slot")
     if highlight is not None:
-        items.append(f"'{HIGHLIGHT_MARK}' thread {highlight} (--lane)")
+        items.append(f"'{HIGHLIGHT_MARK}' thread {highlight} (--thread)")
     if any(not h for h in cells):
         items.append(f"'{NOBODY}' nobody holds it")
     return _legend(items)

@@ -92,8 +92,9 @@ def test_source_gpu_without_gpu_fails_with_one_line(no_gpu):
     (["--frag", "matrix_a", "--shape", "m16n16k32"], "invalid --shape 'm16n16k32' for wmma matrix_a: valid choices are m16n16k16, m32n8k16, m8n32k16, m16n16k8"),
     (["--frag", "matrix_a", "--dtype", "f32"], "invalid --dtype 'f32' for wmma matrix_a m16n16k16: valid choices are f16, bf16, u8, s8"),
     (["--frag", "matrix_a", "--shape", "m8n8k4", "--dtype", "f16"], "invalid --dtype 'f16' for wmma matrix_a m8n8k4: valid choices are f64"),
-    (["--frag", "matrix_a", "--lane", "32"], "invalid --lane 32: it is a thread index, valid threads are 0..31"),
-    (["--frag", "matrix_a", "--lane", "-1"], "invalid --lane -1"),
+    (["--frag", "matrix_a", "--lane", "32"], "invalid --thread 32: valid threads are 0..31 (--lane is the same option)"),
+    (["--frag", "matrix_a", "--thread", "32"], "invalid --thread 32: valid threads are 0..31"),
+    (["--frag", "matrix_a", "--lane", "-1"], "invalid --thread -1"),
     (["--frag", "matrix_b", "--dtype", "b1", "--shape", "m8n8k128", "--layout", "row"], "invalid --layout 'row' for wmma matrix_b m8n8k128 b1: valid choices are col"),
     (["--mma", "--dtype", "f32"], "invalid --dtype 'f32' for --mma"),
     (["--api", "cuda"], "invalid --api 'cuda': valid choices are wmma"),  # the message goes on to list the others

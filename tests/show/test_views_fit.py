@@ -59,7 +59,7 @@ def test_lane_highlight_is_a_marker_before_each_element_the_lane_holds(layouts, 
     # one '*' per element the lane holds (its slots of one element are joined by '/'), each followed by the lane
     assert text.count("*") == len(held) + 1  # + the legend's "'*' thread N"
     assert text.count(f"*{lane}.") == len(held)
-    assert f"'*' thread {lane} (--lane)" in " ".join(text.split())
+    assert f"'*' thread {lane} (--thread)" in " ".join(text.split())
 
 
 def test_wide_wgmma_tile_wraps_into_labelled_bands_at_60_columns():
