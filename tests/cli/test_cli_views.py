@@ -82,9 +82,9 @@ def test_lanes_view_from_the_cli_fits(no_gpu, api, spec):
 @pytest.mark.parametrize("api, spec", CASES[::2], ids=IDS[::2])
 def test_lane_marker_shows_without_colour(no_gpu, api, spec):
     lane = FAMILIES[api].threads - 1
-    text = invoke([*_layout_args(spec), "--source", "model", "--lane", str(lane)], NO_COLOR="1", FORCE_COLOR="1")
+    text = invoke([*_layout_args(spec), "--source", "model", "--thread", str(lane)], NO_COLOR="1", FORCE_COLOR="1")
     assert not ANSI.search(text)
-    assert f"*{lane}." in text and f"'*' thread {lane} (--lane)" in " ".join(text.split())
+    assert f"*{lane}." in text and f"'*' thread {lane} (--thread)" in " ".join(text.split())
 
 
 def test_forced_colour_without_no_color_does_colour(no_gpu):
