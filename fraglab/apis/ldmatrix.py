@@ -368,13 +368,12 @@ def gpu_launch() -> Launch:
 
 def gpu_fed_launch():
     """A launch() for mma_from_ldmatrix kernels on the present GPU; D is poisoned first."""
-    from ..runtime import gpu
+    from .mma_probe_io import launch_d_words
 
     build = kernel_builds()[0]
 
     def launch(name, a_tiles, b_tiles, c_words, d_words):
-        return gpu.launch_poisoned(build, name, len(a_tiles), (a_tiles, b_tiles, c_words),
-                                   (len(a_tiles), 32, d_words), np.uint32, 0xDEADBEEF, "D words")
+        return launch_d_words(build, name, (a_tiles, b_tiles, c_words), d_words)
 
     return launch
 

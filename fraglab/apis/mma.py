@@ -26,7 +26,10 @@ from typing import Callable
 
 import numpy as np
 
-NO_ELEMENT = -1
+from ..probes.codes import passes_needed, undigits  # noqa: F401 (passes_needed: kept importable from here)
+from .mma_probe_io import NO_ELEMENT, DecodeError, accumulator_inputs, decode_accumulator, launch_d_words, \
+    map_layout, measure_layouts, reads_of, slot_code_digits, slot_onehots
+
 METHODS = ("mma", "onehot")
 
 # Bits of one element in a register (fp8 and the accumulators included).
@@ -308,23 +311,14 @@ class Experiment:
     decode: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]  # D words -> (map, reads)
 
 
-class DecodeError(ValueError):
-    """Probe output that does not decode into one consistent map."""
-
-
-def passes_needed(count: int, base: int) -> int:
-    return max(1, math.ceil(math.log(count, base) - 1e-12)) if count > 1 else 1
-
-
 def _operand_mma(inst: MmaInstruction, frag: str) -> Experiment:
     m, n, k = inst.mnk
     slots, dtype = inst.slots(frag), inst.ab
     base = CODE_BASE[dtype]
-    passes = passes_needed(32 * slots + 1, base)
     free = n if frag == "matrix_a" else m                 # the partner dimension that selects k
     selections = math.ceil(k / free)
-    codes = np.arange(32 * slots).reshape(32, slots) + 1  # 1-based: 0 in D means no slot
-    probe = np.stack([(codes // base**p) % base for p in range(passes)])
+    probe = slot_code_digits(slots, base)
+    passes = len(probe)
     probe_words = pack(dtype, encode(dtype, probe))                          # (passes, 32, words)
     partner = np.zeros((selections, inst.groups, k, n) if frag == "matrix_a" else (selections, inst.groups, m, k))
     for j in range(selections):
@@ -342,7 +336,7 @@ def _operand_mma(inst: MmaInstruction, frag: str) -> Experiment:
     def decode_out(d_words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         d = np.rint(gather_d(inst, read_d(inst, d_words))).astype(np.int64)
         d = d.reshape(passes, selections, inst.groups, m, n)
-        total = sum(d[p] * base**p for p in range(passes))                  # (selections, groups, m, n)
+        total = undigits(d, base)                                            # (selections, groups, m, n)
         out = np.full((32, slots, 2), NO_ELEMENT, dtype=np.int32)
         for j, grp, dm, dn in zip(*np.nonzero(total)):
             code = int(total[j, grp, dm, dn])
@@ -354,7 +348,7 @@ def _operand_mma(inst: MmaInstruction, frag: str) -> Experiment:
                 raise DecodeError(f"mma {inst.name} {frag}: lane {lane} slot {slot} shows at "
                                   f"{tuple(out[lane, slot])} and {rc}")
             out[lane, slot] = rc
-        return out, (out[..., 0] != NO_ELEMENT).astype(np.int8)
+        return out, reads_of(out)
 
     return Experiment(a, b, np.zeros((len(a), 32, inst.words("accumulator")), np.uint32), decode_out)
 
@@ -372,8 +366,7 @@ def _operand_onehot(inst: MmaInstruction, frag: str) -> Experiment:
     partner = np.broadcast_to(coded[:, None], (2, inst.groups, *coded.shape[1:]))
     other = "matrix_b" if frag == "matrix_a" else "matrix_a"
     partner_words = place(inst, other, np.ascontiguousarray(partner))
-    onehots = np.eye(32 * slots).reshape(32 * slots, 32, slots)
-    probe_words = pack(dtype, encode(dtype, onehots))                             # (32*slots, 32, words)
+    probe_words = pack(dtype, encode(dtype, slot_onehots(slots)))                 # (32*slots, 32, words)
     probe_all = np.repeat(probe_words, 2, axis=0)                                 # block = target * 2 + half
     partner_all = np.tile(partner_words, (32 * slots, 1, 1))
     a, b = (probe_all, partner_all) if frag == "matrix_a" else (partner_all, probe_all)
@@ -401,67 +394,33 @@ def _operand_onehot(inst: MmaInstruction, frag: str) -> Experiment:
             if kval != kneg:
                 raise DecodeError(f"onehot {inst.name} {frag}: lane {lane} slot {slot}: k {kval} vs ~k {kneg}")
             out[lane, slot] = (line, kval) if frag == "matrix_a" else (kval, line)
-        return out, (out[..., 0] != NO_ELEMENT).astype(np.int8)
+        return out, reads_of(out)
 
     return Experiment(a, b, np.zeros((len(a), 32, inst.words("accumulator")), np.uint32), decode_out)
 
 
-def _accumulator_mma(inst: MmaInstruction) -> Experiment:
+def _accumulator(inst: MmaInstruction, method: str) -> Experiment:
     m, n, k = inst.mnk
     base = CODE_BASE[inst.ab]
-    passes = passes_needed(max(m, n) + 1, base)
-    a = np.zeros((2 * passes, inst.groups, m, k))
-    b = np.zeros((2 * passes, inst.groups, k, n))
-    for p in range(passes):  # block p: row digits in A[:, 0]; block passes + p: column digits in B[0, :]
-        a[p, :, :, 0] = ((np.arange(m) + 1) // base**p) % base
-        b[p, :, 0, :] = 1
-        a[passes + p, :, :, 0] = 1
-        b[passes + p, :, 0, :] = ((np.arange(n) + 1) // base**p) % base
-    slots = inst.slots("accumulator")
+    rows, cols = accumulator_inputs(method, m, n, base)         # A[:, 0] and B[0, :] of each experiment
+    a = np.zeros((len(rows), inst.groups, m, k))
+    b = np.zeros((len(rows), inst.groups, k, n))
+    a[..., 0] = rows[:, None, :]
+    b[:, :, 0, :] = cols[:, None, :]
 
     def decode_out(d_words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        d = np.rint(read_d(inst, d_words)).astype(np.int64).reshape(2, passes, 32, slots)
-        rows = sum(d[0, p] * base**p for p in range(passes)) - 1
-        cols = sum(d[1, p] * base**p for p in range(passes)) - 1
-        held = (rows >= 0) & (cols >= 0)
-        if np.any((rows >= m) | (cols >= n) | ((rows >= 0) != (cols >= 0))):
-            raise DecodeError(f"mma {inst.name} accumulator: decoded rows/cols outside {m}x{n}")
-        out = np.where(held[..., None], np.stack([rows, cols], axis=-1), NO_ELEMENT).astype(np.int32)
-        return out, held.astype(np.int8)
+        d = np.rint(read_d(inst, d_words)).astype(np.int64)       # (E, 32, slots)
+        return decode_accumulator(method, d, m, n, base, f"{method} {inst.name} accumulator")
 
     return Experiment(place(inst, "matrix_a", a), place(inst, "matrix_b", b),
-                      np.zeros((2 * passes, 32, inst.words("accumulator")), np.uint32), decode_out)
-
-
-def _accumulator_onehot(inst: MmaInstruction) -> Experiment:
-    m, n, k = inst.mnk
-    a = np.zeros((m * n, inst.groups, m, k))
-    b = np.zeros((m * n, inst.groups, k, n))
-    for e in range(m * n):
-        a[e, :, e // n, 0] = 1
-        b[e, :, 0, e % n] = 1
-    slots = inst.slots("accumulator")
-
-    def decode_out(d_words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        d = np.rint(read_d(inst, d_words)).astype(np.int64)          # (m*n, 32, slots)
-        if np.any((d != 0) & (d != 1)):
-            raise DecodeError(f"onehot {inst.name} accumulator: D values other than 0/1")
-        if np.any(d.sum(axis=0) > 1):
-            raise DecodeError(f"onehot {inst.name} accumulator: a D slot lights for two elements")
-        out = np.full((32, slots, 2), NO_ELEMENT, dtype=np.int32)
-        for e, lane, slot in zip(*np.nonzero(d)):
-            out[lane, slot] = divmod(int(e), n)
-        return out, (out[..., 0] != NO_ELEMENT).astype(np.int8)
-
-    return Experiment(place(inst, "matrix_a", a), place(inst, "matrix_b", b),
-                      np.zeros((m * n, 32, inst.words("accumulator")), np.uint32), decode_out)
+                      np.zeros((len(rows), 32, inst.words("accumulator")), np.uint32), decode_out)
 
 
 def experiment(inst: MmaInstruction, frag: str, method: str) -> Experiment:
     if method not in METHODS:
         raise ValueError(f"unknown mma method {method!r}: valid choices are {', '.join(METHODS)}")
     if frag == "accumulator":
-        return _accumulator_mma(inst) if method == "mma" else _accumulator_onehot(inst)
+        return _accumulator(inst, method)
     return _operand_mma(inst, frag) if method == "mma" else _operand_onehot(inst, frag)
 
 
@@ -523,12 +482,6 @@ def specs() -> list:
     return [FragmentSpec(API, *entry) for entry in catalogue()]
 
 
-def _layout(spec, method: str, source, found: np.ndarray, reads: np.ndarray):
-    from ..layouts.layout import Layout
-
-    return Layout(spec, method, source, found[..., 0], found[..., 1], reads)
-
-
 def model_layout(spec, method: str = "mma"):
     from ..layouts.layout import Source
 
@@ -539,7 +492,7 @@ def model_layout(spec, method: str = "mma"):
     inst = instruction_for(spec.frag, spec.shape, spec.dtype, spec.layout)
     source = Source("model", {"model": f"PTX ISA fragments of {inst.ptx}", "architectures": [f"sm_{spec_min_sm(spec)}+"],
                               "basis": "PTX ISA 'Matrix fragments for mma.m*n*k*'; not measured"})
-    return _layout(spec, method, source, found, np.ones(found.shape[:2], dtype=np.int8))
+    return map_layout(spec, method, source, found, np.ones(found.shape[:2], dtype=np.int8))
 
 
 def kernel_builds() -> list:
@@ -550,24 +503,16 @@ def kernel_builds() -> list:
 
 def gpu_launch() -> Launch:
     """A launch() on the present GPU (fraglab.runtime.gpu compiles mma.cu once); D is poisoned first."""
-    from ..runtime import gpu
-
     build = kernel_builds()[0]
 
     def launch(name, a, b, c, d_words):
-        inputs = [np.asarray(x, dtype=np.uint32) for x in (a, b, c)]
-        return gpu.launch_poisoned(build, name, a.shape[0], inputs, (a.shape[0], 32, d_words), np.uint32,
-                                   0xDEADBEEF, "D words")
+        return launch_d_words(build, name, [np.asarray(x, dtype=np.uint32) for x in (a, b, c)], d_words)
 
     return launch
 
 
 def measure(spec, methods: tuple[str, ...] = METHODS, source=None, **_) -> dict:
-    from ..probes.run import gpu_source
-
-    source = source or gpu_source()
-    found = measure_maps(spec.frag, spec.shape, spec.dtype, spec.layout, methods, gpu_launch())
-    return {method: _layout(spec, method, source, m, reads) for method, (m, reads) in found.items()}
+    return measure_layouts(spec, methods, source, measure_maps, gpu_launch)
 
 
 def _family():

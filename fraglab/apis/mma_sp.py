@@ -32,6 +32,7 @@ import numpy as np
 
 from .mma import ELEMENT_BITS, NO_ELEMENT, _a_coord, _b_coord, _c_coord, decode, elements_per_register, encode, \
     pack, unpack
+from .mma_probe_io import launch_d_words, map_layout, measure_layouts, reads_of
 
 METHODS = ("mma", "onehot")  # the experiments of each are in fraglab/apis/mma_sp_probe.py
 FIELDS = 16                     # 2-bit fields in a metadata word
@@ -245,12 +246,6 @@ def _inst_of(spec) -> SparseInstruction:
     return instruction_for(spec.frag, spec.shape, spec.dtype, spec.layout)
 
 
-def _layout(spec, method: str, source, found: np.ndarray, reads: np.ndarray):
-    from ..layouts.layout import Layout
-
-    return Layout(spec, method, source, found[..., 0], found[..., 1], reads)
-
-
 def model_layout(spec, method: str = "mma"):
     from ..layouts.layout import Source
 
@@ -263,7 +258,7 @@ def model_layout(spec, method: str = "mma"):
                               "architectures": [f"sm_{spec_min_sm(spec)}+"],
                               "basis": "PTX ISA 'Matrix fragments for sparse mma.m16n8k*' and its metadata "
                                        "figures; not measured"})
-    return _layout(spec, method, source, found, (found[..., 0] != NO_ELEMENT).astype(np.int8))
+    return map_layout(spec, method, source, found, reads_of(found))
 
 
 def kernel_builds() -> list:
@@ -274,25 +269,18 @@ def kernel_builds() -> list:
 
 def gpu_launch():
     """A launch(kernel, a, b, c, e, d_words) on the present GPU (mma_sp.cu compiled once); D is poisoned first."""
-    from ..runtime import gpu
-
     build = kernel_builds()[0]
 
     def launch(name, a, b, c, e, d_words):
-        inputs = [np.asarray(x, dtype=np.uint32) for x in (a, b, c, e)]
-        return gpu.launch_poisoned(build, name, a.shape[0], inputs, (a.shape[0], 32, d_words), np.uint32,
-                                   0xDEADBEEF, "D words")
+        return launch_d_words(build, name, [np.asarray(x, dtype=np.uint32) for x in (a, b, c, e)], d_words)
 
     return launch
 
 
 def measure(spec, methods: tuple[str, ...] = METHODS, source=None, **_) -> dict:
-    from ..probes.run import gpu_source
     from .mma_sp_probe import measure_maps
 
-    source = source or gpu_source()
-    found = measure_maps(spec.frag, spec.shape, spec.dtype, spec.layout, methods, gpu_launch())
-    return {method: _layout(spec, method, source, m, reads) for method, (m, reads) in found.items()}
+    return measure_layouts(spec, methods, source, measure_maps, gpu_launch)
 
 
 def _note(spec) -> str:

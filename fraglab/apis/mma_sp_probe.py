@@ -11,7 +11,10 @@ from typing import Callable
 
 import numpy as np
 
-from .mma import CODE_BASE, NO_ELEMENT, DecodeError, encode, pack, passes_needed
+from ..probes.codes import passes_needed, undigits
+from .mma import CODE_BASE, encode, pack
+from .mma_probe_io import NO_ELEMENT, DecodeError, accumulator_inputs, decode_accumulator, reads_of, \
+    slot_code_digits, slot_onehots
 from .mma_sp import (FIELDS, POSITIONS_HIGH, POSITIONS_LOW, SparseInstruction, gather_d, instruction_for,
                      metadata_from_positions, metadata_words, nibble_positions, place, read_d, selector_of,
                      uniform_metadata)
@@ -48,10 +51,10 @@ def _logical_to_packed(k: int, nibble: int) -> int | None:
 def _a_mma(inst: SparseInstruction) -> Experiment:
     m, n, k = inst.mnk
     slots, base = inst.slots("matrix_a"), CODE_BASE[inst.ab]
-    passes = passes_needed(32 * slots + 1, base)
     selections = k // n
-    codes = np.arange(32 * slots).reshape(32, slots) + 1
-    probe = pack(inst.ab, encode(inst.ab, np.stack([(codes // base**p) % base for p in range(passes)])))
+    codes = slot_code_digits(slots, base)
+    passes = len(codes)
+    probe = pack(inst.ab, encode(inst.ab, codes))
     partner = np.zeros((selections, k, n))
     for j in range(selections):
         partner[j, j * n + np.arange(n), np.arange(n)] = 1                 # D[m, f] = A[m, j*N + f]
@@ -60,7 +63,7 @@ def _a_mma(inst: SparseInstruction) -> Experiment:
 
     def decode_out(d_words):
         d = np.rint(gather_d(inst, read_d(inst, d_words))).astype(np.int64).reshape(passes, selections, m, n)
-        total = sum(d[p] * base**p for p in range(passes))
+        total = undigits(d, base)
         out = np.full((32, slots, 2), NO_ELEMENT, dtype=np.int32)
         for j, dm, dn in zip(*np.nonzero(total)):
             code = int(total[j, dm, dn])
@@ -71,7 +74,7 @@ def _a_mma(inst: SparseInstruction) -> Experiment:
             if out[lane, slot, 0] != NO_ELEMENT:
                 raise DecodeError(f"mma.sp {inst.name} matrix_a: lane {lane} slot {slot} shows twice")
             out[lane, slot] = (dm, packed)
-        return out, (out[..., 0] != NO_ELEMENT).astype(np.int8)
+        return out, reads_of(out)
 
     return Experiment(a, b, _zero_c(inst, len(a)), uniform_metadata(len(a), POSITIONS_LOW), decode_out)
 
@@ -95,8 +98,7 @@ def _read_k(row: np.ndarray) -> int | None:
 def _a_onehot(inst: SparseInstruction) -> Experiment:
     m, n, k = inst.mnk
     slots = inst.slots("matrix_a")
-    onehots = np.eye(32 * slots).reshape(32 * slots, 32, slots)
-    a = pack(inst.ab, encode(inst.ab, onehots))
+    a = pack(inst.ab, encode(inst.ab, slot_onehots(slots)))
     b = np.repeat(place(inst, "matrix_b", _k_code_b(k, n)[None]), len(a), axis=0)
 
     def decode_out(d_words):
@@ -112,7 +114,7 @@ def _a_onehot(inst: SparseInstruction) -> Experiment:
             if len(found) != 1 or packed is None:
                 raise DecodeError(f"onehot mma.sp {inst.name} matrix_a: lane {lane} slot {slot} shows {found}")
             out[lane, slot] = (found[0][0], packed)
-        return out, (out[..., 0] != NO_ELEMENT).astype(np.int8)
+        return out, reads_of(out)
 
     return Experiment(a, b, _zero_c(inst, len(a)), uniform_metadata(len(a), POSITIONS_HIGH), decode_out)
 
@@ -131,9 +133,9 @@ def _partner_a(inst: SparseInstruction, logical: np.ndarray) -> tuple[np.ndarray
 def _b_mma(inst: SparseInstruction) -> Experiment:
     m, n, k = inst.mnk
     slots, base = inst.slots("matrix_b"), CODE_BASE[inst.ab]
-    passes = passes_needed(32 * slots + 1, base)
-    codes = np.arange(32 * slots).reshape(32, slots) + 1
-    probe = pack(inst.ab, encode(inst.ab, np.stack([(codes // base**p) % base for p in range(passes)])))
+    codes = slot_code_digits(slots, base)
+    passes = len(codes)
+    probe = pack(inst.ab, encode(inst.ab, codes))
     rows = np.arange(k // 4)                                    # row r reads logical column 4r + q
     a_words, e_words = [], []
     for q in range(4):
@@ -148,7 +150,7 @@ def _b_mma(inst: SparseInstruction) -> Experiment:
 
     def decode_out(d_words):
         d = np.rint(gather_d(inst, read_d(inst, d_words))).astype(np.int64).reshape(passes, 4, m, n)
-        total = sum(d[p] * base**p for p in range(passes))
+        total = undigits(d, base)
         out = np.full((32, slots, 2), NO_ELEMENT, dtype=np.int32)
         for q, dm, dn in zip(*np.nonzero(total)):
             code = int(total[q, dm, dn])
@@ -156,7 +158,7 @@ def _b_mma(inst: SparseInstruction) -> Experiment:
                 raise DecodeError(f"mma.sp {inst.name} matrix_b: code {code} in D row {dm}")
             lane, slot = divmod(code - 1, slots)
             out[lane, slot] = (4 * dm + q, dn)
-        return out, (out[..., 0] != NO_ELEMENT).astype(np.int8)
+        return out, reads_of(out)
 
     return Experiment(a, b, _zero_c(inst, len(a)), e, decode_out)
 
@@ -169,7 +171,7 @@ def _b_onehot(inst: SparseInstruction) -> Experiment:
     packed[:5] = (kc[None, :] >> np.arange(5)[:, None]) & 1            # rows 0..4: bits of kc
     packed[5] = 1                                                       # row 5: every kc (presence)
     packed[6:11] = ((31 - kc)[None, :] >> np.arange(5)[:, None]) & 1   # rows 6..10: bits of ~kc
-    onehots = pack(inst.ab, encode(inst.ab, np.eye(32 * slots).reshape(32 * slots, 32, slots)))
+    onehots = pack(inst.ab, encode(inst.ab, slot_onehots(slots)))
     a = np.tile(place(inst, "matrix_a", packed[None]), (2 * len(onehots), 1, 1))
     b = np.repeat(onehots, 2, axis=0)                                   # block = target * 2 + nibble
     nibbles = (POSITIONS_LOW, POSITIONS_HIGH)
@@ -193,7 +195,7 @@ def _b_onehot(inst: SparseInstruction) -> Experiment:
                 raise DecodeError(f"onehot mma.sp {inst.name} matrix_b: lane {lane} slot {slot}: kc {kc_value} "
                                   f"vs ~kc {kc_not}")
             out[lane, slot] = (4 * (kc_value // 2) + nibble_positions(nibbles[h])[kc_value % 2], col)
-        return out, (out[..., 0] != NO_ELEMENT).astype(np.int8)
+        return out, reads_of(out)
 
     return Experiment(a, b, _zero_c(inst, len(a)), e, decode_out)
 
@@ -201,40 +203,15 @@ def _b_onehot(inst: SparseInstruction) -> Experiment:
 def _accumulator(inst: SparseInstruction, method: str) -> Experiment:
     m, n, k = inst.mnk
     base = CODE_BASE[inst.ab]
-    if method == "mma":  # block p: row digits in packed A[:, 0]; block passes + p: column digits in B[0, :]
-        passes = passes_needed(max(m, n) + 1, base)
-        a = np.zeros((2 * passes, m, k // 2))
-        b = np.zeros((2 * passes, k, n))
-        for p in range(passes):
-            a[p, :, 0] = ((np.arange(m) + 1) // base**p) % base
-            b[p, 0, :] = 1
-            a[passes + p, :, 0] = 1
-            b[passes + p, 0, :] = ((np.arange(n) + 1) // base**p) % base
-    else:
-        a = np.zeros((m * n, m, k // 2))
-        b = np.zeros((m * n, k, n))
-        for e in range(m * n):
-            a[e, e // n, 0] = 1
-            b[e, 0, e % n] = 1
-    slots = inst.slots("accumulator")
+    rows, cols = accumulator_inputs(method, m, n, base)        # packed A[:, 0] and B[0, :] of each experiment
+    a = np.zeros((len(rows), m, k // 2))
+    b = np.zeros((len(rows), k, n))
+    a[:, :, 0] = rows
+    b[:, 0, :] = cols
+    what = f"mma.sp {inst.name} accumulator" if method == "mma" else f"onehot mma.sp {inst.name} accumulator"
 
     def decode_out(d_words):
-        d = np.rint(read_d(inst, d_words)).astype(np.int64)
-        if method == "mma":
-            d = d.reshape(2, passes, 32, slots)
-            rows = sum(d[0, p] * base**p for p in range(passes)) - 1
-            cols = sum(d[1, p] * base**p for p in range(passes)) - 1
-            held = (rows >= 0) & (cols >= 0)
-            if np.any((rows >= m) | (cols >= n) | ((rows >= 0) != (cols >= 0))):
-                raise DecodeError(f"mma.sp {inst.name} accumulator: decoded rows/cols outside {m}x{n}")
-            out = np.where(held[..., None], np.stack([rows, cols], axis=-1), NO_ELEMENT).astype(np.int32)
-            return out, held.astype(np.int8)
-        if np.any((d != 0) & (d != 1)) or np.any(d.sum(axis=0) > 1):
-            raise DecodeError(f"onehot mma.sp {inst.name} accumulator: D is not one-hot")
-        out = np.full((32, slots, 2), NO_ELEMENT, dtype=np.int32)
-        for e, lane, slot in zip(*np.nonzero(d)):
-            out[lane, slot] = divmod(int(e), n)
-        return out, (out[..., 0] != NO_ELEMENT).astype(np.int8)
+        return decode_accumulator(method, np.rint(read_d(inst, d_words)).astype(np.int64), m, n, base, what)
 
     return Experiment(place(inst, "matrix_a", a), place(inst, "matrix_b", b), _zero_c(inst, len(a)),
                       uniform_metadata(len(a), POSITIONS_LOW), decode_out)
@@ -287,7 +264,7 @@ def _metadata_onehot(inst: SparseInstruction, selector: int) -> Experiment:
             moved = _decode_moved(inst, d[target])
             if moved is not None:
                 out[divmod(target, FIELDS)] = moved
-        return out, (out[..., 0] != NO_ELEMENT).astype(np.int8)
+        return out, reads_of(out)
 
     return Experiment(a, b, _zero_c(inst, len(a)), metadata_words(inst, fields), decode_out)
 
@@ -317,7 +294,7 @@ def _metadata_mma(inst: SparseInstruction, selector: int) -> Experiment:
                     raise DecodeError(f"mma.sp {inst.name} metadata: packed ({r}, {j}) names lane {lane} "
                                       f"field {field}, which cannot hold it")
                 out[lane, field] = (r, j)
-        return out, (out[..., 0] != NO_ELEMENT).astype(np.int8)
+        return out, reads_of(out)
 
     return Experiment(a, b, _zero_c(inst, len(a)), e, decode_out)
 
