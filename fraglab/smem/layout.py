@@ -135,25 +135,22 @@ def _parse_tuple(text: str, what: str) -> Mode:
     for m in tokens:
         if m.group(1):
             stack.append([])
-        elif m.group(2):
+            continue
+        if m.group(2):
             if not stack or not stack[-1]:
                 raise InputError(f"invalid --layout: unbalanced or empty parentheses in {what} {text.strip()!r}; "
                                  f"{_EXAMPLE}", argument="layout")
-            done = tuple(stack.pop())
-            if stack:
-                stack[-1].append(done)
-            elif current is None:
-                current = done
-            else:
-                raise InputError(f"invalid --layout: {what} {text.strip()!r} is not one tuple", argument="layout")
+            item = tuple(stack.pop())
         elif m.group(4):
-            value = int(m.group(4))
-            if stack:
-                stack[-1].append(value)
-            elif current is None:
-                current = value
-            else:
-                raise InputError(f"invalid --layout: {what} {text.strip()!r} is not one tuple", argument="layout")
+            item = int(m.group(4))
+        else:
+            continue
+        if stack:                      # a closed tuple or a number goes into the tuple still open
+            stack[-1].append(item)
+        elif current is None:
+            current = item
+        else:
+            raise InputError(f"invalid --layout: {what} {text.strip()!r} is not one tuple", argument="layout")
     if stack or current is None:
         raise InputError(f"invalid --layout: unbalanced parentheses in {what} {text.strip()!r}; {_EXAMPLE}",
                          argument="layout")
