@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
+from ..layouts.layout import SlotShape
 
 MAX_SLOTS = 1 << 17  # threads x slots of a given layout: past every fragment fraglab ships (16384)
 
@@ -31,7 +32,7 @@ class GivenTile:
 
 
 @dataclass
-class GivenLayout:
+class GivenLayout(SlotShape):
     """The (thread, slot) -> (row, col) map a form describes; `form` names it, `text` is its one-line spelling."""
 
     form: str
@@ -46,14 +47,6 @@ class GivenLayout:
         self.row = np.asarray(self.row, dtype=np.int64)
         self.col = np.asarray(self.col, dtype=np.int64)
         self.source = {"kind": f"given {self.form}"}
-
-    @property
-    def threads(self) -> int:
-        return int(self.row.shape[0])
-
-    @property
-    def num_elements(self) -> int:
-        return int(self.row.shape[1])
 
 
 def tile_of(layout) -> GivenTile:

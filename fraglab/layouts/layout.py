@@ -79,8 +79,21 @@ class Source:
         return text
 
 
+class SlotShape:
+    """Threads and slots per thread of a (thread, slot) -> (row, col) map kept as `row` and `col` arrays of
+    shape (threads, num_elements): a Layout, a written layout being checked, a test's stand-in."""
+
+    @property
+    def threads(self) -> int:
+        return int(self.row.shape[0])
+
+    @property
+    def num_elements(self) -> int:
+        return int(self.row.shape[1])
+
+
 @dataclass
-class Layout:
+class Layout(SlotShape):
     spec: FragmentSpec
     method: str
     source: Source
@@ -100,16 +113,7 @@ class Layout:
         if np.any((self.row == NO_ELEMENT) != (self.col == NO_ELEMENT)):
             raise LayoutFormatError("row and col must both be null or both be set")
 
-    # ---- shape ---------------------------------------------------------------------------------
-    @property
-    def threads(self) -> int:
-        return int(self.row.shape[0])
-
-    @property
-    def num_elements(self) -> int:
-        return int(self.row.shape[1])
-
-    # ---- derived views -------------------------------------------------------------------------
+    # ---- derived views (threads, num_elements: SlotShape) --------------------------------------
     def holders(self, row: int, col: int) -> list[tuple[int, int]]:
         """Every (thread, slot) holding element (row, col), in (thread, slot) order."""
         if not (0 <= row < self.spec.rows and 0 <= col < self.spec.cols):

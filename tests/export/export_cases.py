@@ -14,18 +14,16 @@ from typing import Any, Callable
 
 import numpy as np
 
+from fraglab.check.given import GivenTile
+from fraglab.layouts.layout import SlotShape
+
 BITS = {"f16": 16, "bf16": 16, "tf32": 32, "f64": 64, "f32": 32, "s32": 32, "s8": 8, "u8": 8, "b16": 16}
 
 
 @dataclass(frozen=True)
-class Spec:
-    api: str
-    frag: str
-    shape: str
-    dtype: str
-    layout: str
-    rows: int
-    cols: int
+class Spec(GivenTile):
+    """What the exports read of a spec (api, frag, shape, dtype, layout, rows, cols), ldmatrix's num/trans too."""
+
     num: int | None = None
     trans: bool | None = None
 
@@ -44,19 +42,11 @@ class Source:
 
 
 @dataclass
-class Case:
+class Case(SlotShape):
     spec: Spec
     row: np.ndarray
     col: np.ndarray
     source: Source = field(default_factory=Source)
-
-    @property
-    def threads(self) -> int:
-        return int(self.row.shape[0])
-
-    @property
-    def num_elements(self) -> int:
-        return int(self.row.shape[1])
 
     @property
     def name(self) -> str:
