@@ -30,24 +30,17 @@ def _partner_inputs(spec: FragmentSpec) -> tuple[np.ndarray, int]:
     Probing B (K x N): partner A (M x K, row-major), S_j[m, k] = 1 iff k == j*M + m, so D[m, n] = B[j*M + m, n].
     """
     m, n, k = spec.mnk
-    if spec.frag == "matrix_a":
-        selections = math.ceil(k / n)
-        pos = memory_positions(k, n, "col")
-        out = np.zeros((selections, k * n), dtype=np.int32)
-        for j in range(selections):
-            for nn in range(n):
-                if j * n + nn < k:
-                    out[j, pos[j * n + nn, nn]] = 1
-    elif spec.frag == "matrix_b":
-        selections = math.ceil(k / m)
-        pos = memory_positions(m, k, "row")
-        out = np.zeros((selections, m * k), dtype=np.int32)
-        for j in range(selections):
-            for mm in range(m):
-                if j * m + mm < k:
-                    out[j, pos[mm, j * m + mm]] = 1
-    else:
+    if spec.frag not in ("matrix_a", "matrix_b"):
         return np.zeros((1, 1), dtype=np.int32), 1
+    free = n if spec.frag == "matrix_a" else m       # the partner dimension that selects k
+    selections = math.ceil(k / free)
+    # pos[k, f]: where the partner's element (k, f) of B, or (f, k) of A, sits in memory
+    pos = memory_positions(k, n, "col") if spec.frag == "matrix_a" else memory_positions(m, k, "row").T
+    out = np.zeros((selections, k * free), dtype=np.int32)
+    for j in range(selections):
+        for f in range(free):
+            if j * free + f < k:
+                out[j, pos[j * free + f, f]] = 1
     return out, selections
 
 
