@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Callable
 
 from .parse import Line
 
@@ -149,15 +150,20 @@ def _sass_move(line: Line) -> Finding | None:
     trans = parts[2].startswith("MT")
     num = int(parts[3]) if len(parts) > 3 and parts[3].isdigit() else 1
     api = {"LDSM": "ldmatrix", "STSM": "stmatrix", "MOVM": "movmatrix"}[parts[0]]
+    return _move_finding(line, "sass", api, num, trans, lambda op: registers(op, num))
+
+
+def _move_finding(line: Line, level: str, api: str, num: int, trans: bool, regs: Callable[[str], str]) -> Finding:
+    """An ldmatrix / stmatrix / movmatrix of `num` 8x8 b16 matrices; `regs` spells its register operand."""
     ops = line.operands
     if api == "stmatrix":
-        operands = (("addr", ops[0] if ops else "?"), ("src", registers(ops[1], num) if len(ops) > 1 else "?"))
+        operands = (("addr", ops[0] if ops else "?"), ("src", regs(ops[1]) if len(ops) > 1 else "?"))
     else:
-        operands = (("dst", registers(ops[0], num) if ops else "?"), ("src", ops[1] if len(ops) > 1 else "?"))
+        operands = (("dst", regs(ops[0]) if ops else "?"), ("src", ops[1] if len(ops) > 1 else "?"))
     options = dict(frag="matrix", shape="m8n8", dtype="b16", num=num, trans=trans)
     if api == "movmatrix":
         options.pop("num")
-    return Finding(line, "sass", api, "m8n8", f"b16 x{num}{' .trans' if trans else ''}", operands,
+    return Finding(line, level, api, "m8n8", f"b16 x{num}{' .trans' if trans else ''}", operands,
                    (("regs", options),))
 
 
@@ -262,16 +268,7 @@ def _ptx_move(line: Line, parts: list[str]) -> Finding | None:
     api = parts[0]
     num = next((int(p[1:]) for p in parts if re.fullmatch(r"x[124]", p)), 1)
     trans = "trans" in parts
-    ops = line.operands
-    if api == "stmatrix":
-        operands = (("addr", ops[0] if ops else "?"), ("src", _braced(ops[1]) if len(ops) > 1 else "?"))
-    else:
-        operands = (("dst", _braced(ops[0]) if ops else "?"), ("src", ops[1] if len(ops) > 1 else "?"))
-    options = dict(frag="matrix", shape="m8n8", dtype="b16", num=num, trans=trans)
-    if api == "movmatrix":
-        options.pop("num")
-    return Finding(line, "ptx", api, "m8n8", f"b16 x{num}{' .trans' if trans else ''}", operands,
-                   (("regs", options),))
+    return _move_finding(line, "ptx", api, num, trans, _braced)
 
 
 def classify_ptx(line: Line) -> Finding | None:
