@@ -2,23 +2,14 @@
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 
 import numpy as np
 import pytest
 
+from browser import chromium_page
 from export_cases import atlas_layouts, formula_cases
 from fraglab.export.html import build_page
-
-
-def chromium_path() -> str | None:
-    for name in (os.environ.get("FRAGLAB_CHROMIUM"), "chromium", "chromium-browser", "google-chrome"):
-        if name and shutil.which(name):
-            return shutil.which(name)
-    return None
-
 
 LAYOUTS = atlas_layouts() + formula_cases()
 
@@ -43,26 +34,16 @@ def test_page_is_self_contained(page_file):
 
 @pytest.fixture(scope="module")
 def browser_page(page_file):
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install fraglab[dev])")
-    exe = chromium_path()
-    if exe is None:
-        pytest.skip("no Chromium installed (apt-get install chromium, or set FRAGLAB_CHROMIUM)")
-    args = ["--no-sandbox"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []
-    with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=exe, args=args)
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        errors: list[str] = []
-        outside: list[str] = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.route(re.compile(r"^(?!file:).*"), lambda route: (outside.append(route.request.url), route.abort()))
-        page.goto(page_file.as_uri())
-        yield page, errors, outside
-        browser.close()
+    with chromium_page(page_file, 1400, 1000) as opened:
+        yield opened
 
 
-def choose(page, api, shape, dtype, frag, variant):
+def choose(page, key: str) -> str:
+    """Pick the fragment `key` (api.frag.shape.dtype.variant) in the page's menus; the key back, naming its panel."""
+    api, frag, shape, dtype, variant = key.split(".")
     for field, value in (("api", api), ("shape", shape), ("dtype", dtype), ("frag", frag), ("variant", variant)):
         page.select_option(f"#{field}", value)
+    return key
 
 
 def lit_cells(page, key: str, cls: str) -> set[tuple[int, int]]:
@@ -77,9 +58,8 @@ def cells_of_threads(layout, threads) -> set[tuple[int, int]]:
 
 def test_hover_cell_lights_every_holder_and_their_other_slots(browser_page):
     page, errors, outside = browser_page
-    layout = next(x for x in atlas_layouts() if x.spec.key == "wmma.matrix_a.m16n16k16.f16.row")
-    choose(page, "wmma", "m16n16k16", "f16", "matrix_a", "row")
-    key = "wmma.matrix_a.m16n16k16.f16.row"
+    key = choose(page, "wmma.matrix_a.m16n16k16.f16.row")
+    layout = next(x for x in atlas_layouts() if x.spec.key == key)
     page.hover(f'.panel[data-key="{key}"] .cell[data-r="3"][data-c="5"]')
     holders = np.argwhere((layout.row == 3) & (layout.col == 5))
     assert lit_cells(page, key, "holder") == {(3, 5)}
@@ -93,9 +73,8 @@ def test_hover_cell_lights_every_holder_and_their_other_slots(browser_page):
 
 def test_hover_thread_lists_its_registers(browser_page):
     page, errors, _ = browser_page
-    layout = next(x for x in atlas_layouts() if x.spec.key == "wmma.accumulator.m16n16k16.f32.row")
-    choose(page, "wmma", "m16n16k16", "f32", "accumulator", "row")
-    key = "wmma.accumulator.m16n16k16.f32.row"
+    key = choose(page, "wmma.accumulator.m16n16k16.f32.row")
+    layout = next(x for x in atlas_layouts() if x.spec.key == key)
     page.hover(f'.panel[data-key="{key}"] .thread[data-t="9"]')
     assert lit_cells(page, key, "lit") == cells_of_threads(layout, [9])
     info = page.inner_text("#info")
@@ -106,7 +85,7 @@ def test_hover_thread_lists_its_registers(browser_page):
 
 def test_side_by_side_shows_a_b_c_and_lights_the_thread_in_each(browser_page):
     page, errors, _ = browser_page
-    choose(page, "mma", "m16n8k16", "f16", "matrix_a", "row")
+    choose(page, "mma.matrix_a.m16n8k16.f16.row")
     page.check("#abc")
     try:
         keys = page.locator(".panel").evaluate_all("els => els.map(e => e.dataset.key)")
@@ -123,9 +102,8 @@ def test_side_by_side_shows_a_b_c_and_lights_the_thread_in_each(browser_page):
 
 def test_colour_by_warp_separates_the_warps_of_wgmma(browser_page):
     page, errors, _ = browser_page
-    choose(page, "wgmma", "m64n16k16", "f32", "accumulator", "row")
+    key = choose(page, "wgmma.accumulator.m64n16k16.f32.row")
     page.select_option("#colorby", "warp")
-    key = "wgmma.accumulator.m64n16k16.f32.row"
 
     def fill(r, c):
         return page.locator(f'.panel[data-key="{key}"] .cell[data-r="{r}"][data-c="{c}"]').evaluate(

@@ -3,20 +3,10 @@ the one picked, and strings from the data shown as text, never run."""
 
 from __future__ import annotations
 
-import os
-import re
-import shutil
-
 import pytest
 
+from browser import chromium_page, require_chromium
 from fraglab.smem.page import page_cases
-
-
-def chromium_path() -> str | None:
-    for name in (os.environ.get("FRAGLAB_CHROMIUM"), "chromium", "chromium-browser", "google-chrome"):
-        if name and shutil.which(name):
-            return shutil.which(name)
-    return None
 
 
 def test_page_cases_carry_the_model_and_the_h100_difference():
@@ -30,10 +20,7 @@ def test_page_cases_carry_the_model_and_the_h100_difference():
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory):
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install fraglab[dev])")
-    exe = chromium_path()
-    if exe is None:
-        pytest.skip("no Chromium installed (apt-get install chromium, or set FRAGLAB_CHROMIUM)")
+    require_chromium()                       # skipped before the page is built
     from fraglab.export.html import build_page
     from fraglab.lookup import layout
 
@@ -43,16 +30,8 @@ def browser(tmp_path_factory):
                       generated="test page", smem=[planted, *cases[1:]])
     path = tmp_path_factory.mktemp("page") / "fraglab.html"
     path.write_text(text)
-    args = ["--no-sandbox"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []
-    with sync_api.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=exe, args=args)
-        page = b.new_page(viewport={"width": 1200, "height": 900})
-        errors: list[str] = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.route(re.compile(r"^(?!file:).*"), lambda route: route.abort())
-        page.goto(path.as_uri())
+    with chromium_page(path, 1200, 900) as (page, errors, _):
         yield page, errors, cases
-        b.close()
 
 
 def test_the_section_lists_every_case_and_draws_the_picked_map(browser):
