@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 from fraglab.cli.main import app
 from fraglab.errors import InputError
 from fraglab.export import header
+from nvrtc_compile import nvrtc_compiles
 
 try:  # click 8.2+ (typer 0.29's copy included) keeps stderr apart by default; older click needs asking
     runner = CliRunner(env={"COLUMNS": "80", "FRAGLAB_NO_GPU": "1"}, mix_stderr=False)
@@ -119,17 +120,7 @@ def test_names_that_would_not_compile_are_refused(name):
 
 
 def _compiles(source: str) -> tuple[bool, str]:
-    nvrtc = pytest.importorskip("cuda.bindings.nvrtc", reason="cuda-bindings (NVRTC) is not installed")
-    err, prog = nvrtc.nvrtcCreateProgram(source.encode(), b"named.cu", 0, [], [])
-    try:
-        opts = [b"--gpu-architecture=sm_90", b"-std=c++17"]
-        (status,) = nvrtc.nvrtcCompileProgram(prog, len(opts), opts)
-        _, size = nvrtc.nvrtcGetProgramLogSize(prog)
-        log = bytearray(size)
-        nvrtc.nvrtcGetProgramLog(prog, log)
-        return status == nvrtc.nvrtcResult.NVRTC_SUCCESS, log.decode(errors="replace")
-    finally:
-        nvrtc.nvrtcDestroyProgram(prog)
+    return nvrtc_compiles(source, "named.cu")
 
 
 def test_every_accepted_name_gives_a_header_that_compiles():

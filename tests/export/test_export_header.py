@@ -13,6 +13,7 @@ from export_cases import (atlas_layouts, empty_slot_case, family_layouts, formul
                           scrambled_case, swizzled_case)
 from fraglab.export import header
 from fraglab.export.tile import InputError
+from nvrtc_compile import nvrtc_compiles
 
 def _family_samples() -> list:
     """One measured and one model layout per (api, operand, swizzle, major) of the PTX families, at most 4096
@@ -146,19 +147,9 @@ extern "C" __global__ void header_map(int* rows, int* cols, int* counts, int* fi
 
 
 def test_header_compiles_into_a_kernel_with_nvrtc():
-    nvrtc = pytest.importorskip("cuda.bindings.nvrtc", reason="cuda-bindings (NVRTC) is not installed")
     for layout in formula_cases() + [scrambled_case()]:
-        source = kernel_source(layout).encode()
-        err, prog = nvrtc.nvrtcCreateProgram(source, b"header_map.cu", 0, [], [])
-        try:
-            opts = [b"--gpu-architecture=sm_90", b"-std=c++17"]
-            (status,) = nvrtc.nvrtcCompileProgram(prog, len(opts), opts)
-            _, size = nvrtc.nvrtcGetProgramLogSize(prog)
-            log = bytearray(size)
-            nvrtc.nvrtcGetProgramLog(prog, log)
-            assert status == nvrtc.nvrtcResult.NVRTC_SUCCESS, log.decode(errors="replace")
-        finally:
-            nvrtc.nvrtcDestroyProgram(prog)
+        ok, log = nvrtc_compiles(kernel_source(layout), "header_map.cu")
+        assert ok, log
 
 
 def _probe(spec):
