@@ -158,6 +158,19 @@ def sweep_instructions(spec: AccessSpec, layout: SmemLayout) -> list[Instruction
     return out
 
 
+def _tiling_blocks(layout: SmemLayout, rows: int, cols: int, reach: str, argument: str,
+                   not_whole: str) -> list[tuple[int, int]]:
+    """The (i, j) blocks of rows x cols that tile `layout`, row-major. Refused in one line where a block
+    reaches past the tile ('<reach> reach (r,c), outside ...', naming `argument`) or the tile is not a whole
+    number of blocks ('invalid --layout: <not_whole>')."""
+    if rows > layout.rows or cols > layout.cols:
+        raise InputError(f"{reach} reach ({rows - 1},{cols - 1}), outside the {layout.rows}x{layout.cols} tile",
+                         argument=argument)
+    if layout.rows % rows or layout.cols % cols:
+        raise InputError(f"invalid --layout: {not_whole}", argument="layout")
+    return [(i, j) for i in range(layout.rows // rows) for j in range(layout.cols // cols)]
+
+
 def fragment_instructions(spec: AccessSpec, layout: SmemLayout, frag_rows: np.ndarray, frag_cols: np.ndarray,
                           name: str) -> list[Instruction]:
     """Each thread's fragment slots, in slot order, n to a vector; the fragment tiled row-major over the tile
@@ -171,12 +184,8 @@ def fragment_instructions(spec: AccessSpec, layout: SmemLayout, frag_rows: np.nd
         raise InputError(f"invalid --access {spec.spelling} for {name}: {slots} slots per thread do not group into "
                          f"{n}-element vectors", argument="access")
     fr, fc = int(frag_rows.max()) + 1, int(frag_cols.max()) + 1
-    if fr > layout.rows or fc > layout.cols:
-        raise InputError(f"invalid --fragment {name}: its elements reach ({fr - 1},{fc - 1}), outside the "
-                         f"{layout.rows}x{layout.cols} tile", argument="fragment")
-    if layout.rows % fr or layout.cols % fc:
-        raise InputError(f"invalid --layout: the {layout.rows}x{layout.cols} tile is not a whole number of "
-                         f"{fr}x{fc} {name} fragments", argument="layout")
+    blocks = _tiling_blocks(layout, fr, fc, f"invalid --fragment {name}: its elements", "fragment",
+                            f"the {layout.rows}x{layout.cols} tile is not a whole number of {fr}x{fc} {name} fragments")
     for t in range(threads):   # a vector is n consecutive columns of one row
         for v in range(0, slots, n):
             rs, cs = frag_rows[t, v:v + n], frag_cols[t, v:v + n]
@@ -185,7 +194,6 @@ def fragment_instructions(spec: AccessSpec, layout: SmemLayout, frag_rows: np.nd
                                  f"are not {n} consecutive elements of a row; use a narrower access",
                                  argument="access")
     offsets = layout.offsets()
-    blocks = [(i, j) for i in range(layout.rows // fr) for j in range(layout.cols // fc)]
     _check_count(len(blocks) * slots // n)
     out = []
     for i, j in blocks:
@@ -208,14 +216,10 @@ def matrix_instructions(spec: AccessSpec, layout: SmemLayout) -> list[Instructio
     # matrices 2 high where the tile allows (the mma A order), else side by side along an 8-row tile
     tall = spec.num > 1 and layout.rows % 16 == 0
     block_rows, block_cols = (16, 8 * (spec.num // 2)) if tall else (8, 8 * spec.num)
-    if block_rows > layout.rows or block_cols > layout.cols:
-        raise InputError(f"invalid --access {spec.spelling}: its rows reach ({block_rows - 1},{block_cols - 1}), "
-                         f"outside the {layout.rows}x{layout.cols} tile", argument="access")
-    if layout.rows % block_rows or layout.cols % block_cols:
-        raise InputError(f"invalid --layout: {spec.spelling} moves {block_rows}x{block_cols} blocks; the "
-                         f"{layout.rows}x{layout.cols} tile is not a whole number of them", argument="layout")
+    blocks = _tiling_blocks(layout, block_rows, block_cols, f"invalid --access {spec.spelling}: its rows", "access",
+                            f"{spec.spelling} moves {block_rows}x{block_cols} blocks; the "
+                            f"{layout.rows}x{layout.cols} tile is not a whole number of them")
     offsets = layout.offsets()
-    blocks = [(i, j) for i in range(layout.rows // block_rows) for j in range(layout.cols // block_cols)]
     _check_count(len(blocks))
     out = []
     for i, j in blocks:
