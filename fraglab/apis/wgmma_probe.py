@@ -397,6 +397,21 @@ def _read_positions(tile: dict, op: Op, step: int, t: int, s: int) -> tuple[int,
     return (int(step * k + m), int(n)) if m < k else None
 
 
+def _partner_side(partner: dict, partner_img: np.ndarray) -> dict:
+    """The identity partner's side of a shared-memory operand probe: its region, image and descriptor."""
+    return dict(bytes=partner["region"], img=partner_img[None], desc=wm.descriptor_fields(partner))
+
+
+def _operand_plan(op: Op, blocks: int, operand: str, decode, elem_bytes: int, own: dict, partner: dict,
+                  **flags) -> Plan:
+    """A Plan probing `operand` (A or B) in shared memory: its side (bytes, img, hot, start, desc) and the
+    partner's go to A and B in that order, or swapped."""
+    a, b = (own, partner) if operand == "matrix_a" else (partner, own)
+    return Plan(op, blocks, a["bytes"], b["bytes"], decode, elem_bytes, a_img=a.get("img"), b_img=b.get("img"),
+                a_hot=a.get("hot"), b_hot=b.get("hot"), a_start=a.get("start"), b_start=b.get("start"),
+                desc_a=a["desc"], desc_b=b["desc"], **flags)
+
+
 def smem_codes(dtype: str, swizzle: str, major: str, operand: str, *, shift: int = 0, base_offset: int = 0,
                lbo: int | None = None) -> Plan:
     """Codes plan; `shift` places the tile `shift` bytes past the 1024-byte boundary, `base_offset` sets the
@@ -427,13 +442,8 @@ def smem_codes(dtype: str, swizzle: str, major: str, operand: str, *, shift: int
                     offset[pos] = c * e - shift
         return {"offset": offset, "anomaly_count": stray}
 
-    a_side = operand == "matrix_a"
-    return Plan(op, blocks, region if a_side else partner["region"], partner["region"] if a_side else region,
-                decode, e,
-                a_img=own_img if a_side else partner_img[None], b_img=partner_img[None] if a_side else own_img,
-                a_start=own_start if a_side else None, b_start=None if a_side else own_start,
-                desc_a=fields if a_side else wm.descriptor_fields(partner),
-                desc_b=wm.descriptor_fields(partner) if a_side else fields, dump=True)
+    return _operand_plan(op, blocks, operand, decode, e, dict(bytes=region, img=own_img, start=own_start, desc=fields),
+                         _partner_side(partner, partner_img), dump=True)
 
 
 def smem_onehot(dtype: str, swizzle: str, major: str, operand: str) -> Plan:
@@ -459,14 +469,9 @@ def smem_onehot(dtype: str, swizzle: str, major: str, operand: str) -> Plan:
                     reads[el].append(pos)
         return {"reads": reads, "anomaly_count": stray}
 
-    a_side = operand == "matrix_a"
-    return Plan(op, blocks, region if a_side else partner["region"], partner["region"] if a_side else region,
-                decode, e,
-                a_img=None if a_side else partner_img[None], b_img=partner_img[None] if a_side else None,
-                a_hot=hot if a_side else None, b_hot=None if a_side else hot,
-                a_start=start if a_side else None, b_start=None if a_side else start,
-                desc_a=wm.descriptor_fields(tile if a_side else partner),
-                desc_b=wm.descriptor_fields(partner if a_side else tile), hits=True)
+    return _operand_plan(op, blocks, operand, decode, e,
+                         dict(bytes=region, hot=hot, start=start, desc=wm.descriptor_fields(tile)),
+                         _partner_side(partner, partner_img), hits=True)
 
 
 # ---- the catalogue of experiments -----------------------------------------------------------------
