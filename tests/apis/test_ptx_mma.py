@@ -243,13 +243,17 @@ def simulator(truth=None, ignore_c=False):
 SMALL = [e for e in ENTRIES if not (e[2] == "b1" and e[0] != "accumulator")]
 
 
-@pytest.mark.parametrize("entry", SMALL, ids=[".".join(e) for e in SMALL])
-def test_decoders_recover_the_isa_layout_from_a_simulated_gpu(entry):
-    found = mma.measure_maps(*entry, mma.METHODS, simulator())
+def _assert_both_methods_find_the_isa_layout(entry, launch):
+    found = mma.measure_maps(*entry, mma.METHODS, launch)
     expected = isa_map(*entry, _inst(entry))
     for method, (got, reads) in found.items():
         assert np.array_equal(got, expected), method
         assert reads.min() == 1, method
+
+
+@pytest.mark.parametrize("entry", SMALL, ids=[".".join(e) for e in SMALL])
+def test_decoders_recover_the_isa_layout_from_a_simulated_gpu(entry):
+    _assert_both_methods_find_the_isa_layout(entry, simulator())
 
 
 def test_b1_decoders_on_the_largest_fragment():
@@ -319,11 +323,7 @@ def test_every_mma_kernel_compiles_for_sm90():
 def test_gpu_measures_the_model(entry):
     from fraglab.apis.mma import gpu_launch
 
-    found = mma.measure_maps(*entry, mma.METHODS, gpu_launch())
-    expected = isa_map(*entry, _inst(entry))
-    for method, (got, reads) in found.items():
-        assert np.array_equal(got, expected), method
-        assert reads.min() == 1, method
+    _assert_both_methods_find_the_isa_layout(entry, gpu_launch())
 
 
 @pytest.mark.gpu

@@ -78,26 +78,28 @@ def _stored(spec: FragmentSpec, mat: np.ndarray) -> np.ndarray:
     return (mat.reshape(-1) if spec.layout == "row" else mat.T.reshape(-1)).copy()
 
 
-def simulate_mma(truth: Layout) -> tuple[MmaPlan, np.ndarray]:
+def _mma_outputs(truth: Layout, plan, slot_values) -> np.ndarray:
+    """What the kernel stores over its experiments, one per (lane, slot) -> value function of `slot_values`:
+    the accumulator as loaded, an operand's products with each partner."""
     spec = truth.spec
-    slots = truth.num_elements
-    plan = MmaPlan(spec, 0, slots)
     _, selections = plan.partners()
     out = []
-    for p in range(plan.passes):
-        digit = lambda lane, slot: ((lane * slots + slot + 1) // plan.base**p) % plan.base  # noqa: E731
-        operand = _operand_seen_by_mma(truth, digit)
+    for slot_value in slot_values:
+        operand = _operand_seen_by_mma(truth, slot_value)
         out.append(_stored(spec, operand)[None] if spec.frag == "accumulator" else _products(spec, operand, selections))
-    return plan, np.stack(out).reshape(-1)
+    return np.stack(out).reshape(-1)
+
+
+def simulate_mma(truth: Layout) -> tuple[MmaPlan, np.ndarray]:
+    slots = truth.num_elements
+    plan = MmaPlan(truth.spec, 0, slots)
+    digits = (lambda lane, slot, p=p: ((lane * slots + slot + 1) // plan.base**p) % plan.base
+              for p in range(plan.passes))
+    return plan, _mma_outputs(truth, plan, digits)
 
 
 def simulate_onehot(truth: Layout) -> tuple[OnehotPlan, np.ndarray]:
-    spec = truth.spec
     slots = truth.num_elements
-    plan = OnehotPlan(spec, 0, slots)
-    _, selections = plan.partners()
-    out = []
-    for lane, slot in np.ndindex(32, slots):
-        operand = _operand_seen_by_mma(truth, lambda l, s: int(l == lane and s == slot))
-        out.append(_stored(spec, operand)[None] if spec.frag == "accumulator" else _products(spec, operand, selections))
-    return plan, np.stack(out).reshape(-1)
+    plan = OnehotPlan(truth.spec, 0, slots)
+    hots = (lambda l, s, lane=lane, slot=slot: int(l == lane and s == slot) for lane, slot in np.ndindex(32, slots))
+    return plan, _mma_outputs(truth, plan, hots)
