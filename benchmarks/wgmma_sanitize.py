@@ -1,10 +1,11 @@
 """Small wgmma GEMM launches for compute-sanitizer (memcheck, racecheck, synccheck): every tile, edges in M, N
 and K, a staged bias, C and Z; staged stores also from a grid of one block (one cluster), so the bias and store
 buffers are reused from tile to tile; a column-major (K-major) B on the one-block tiles, e4m3 inputs (also with
-a scale per row of A and per column of B), and the schedule's picks with L2 promotion off. Exits 1 if a result is
-wrong.
+a scale per row of A and per column of B), the schedule's picks with L2 promotion off, a column-major A (MN-major
+loads, imm-trans-a) and the ragged-shape tiles (128x192, 256x128, 64x128p). Exits 1 if a result is wrong.
 
-Usage (device): compute-sanitizer --tool racecheck python3 benchmarks/wgmma_sanitize.py
+Usage (device): compute-sanitizer --tool racecheck python3 benchmarks/wgmma_sanitize.py [--layouts-only]
+(--layouts-only: the column-major A and ragged-tile cases alone)
 """
 
 from __future__ import annotations
@@ -25,13 +26,30 @@ def main() -> int:
     cp = gpu.cupy()
     rng = np.random.default_rng(0)
     bad = 0
-    cases = [(t, "f32", "direct", "C") for t in (*wgmma.TILES, "128x128p", "64x256p", "128x256c2", "128x128c2")]
-    cases += [(t, o, "tma", "C") for t in ("128x256", "128x256c2", "128x128p", "128x64", "64x256p", "64x256pc2",
-                                           "128x128pc2") for o in ("f16", "f32")]
-    cases += [(t, "f16", "tma", "F") for t in ("128x256", "128x128p", "128x64", "64x256p")]
-    for tile, out, store, b_order in cases:
+    cases = [(t, "f32", "direct", "C", "C") for t in (*wgmma.TILES, "128x128p", "64x256p", "128x256c2", "128x128c2")]
+    cases += [(t, o, "tma", "C", "C") for t in ("128x256", "128x256c2", "128x128p", "128x64", "64x256p", "64x256pc2",
+                                                "128x128pc2") for o in ("f16", "f32")]
+    cases += [(t, "f16", "tma", "F", "C") for t in ("128x256", "128x128p", "128x64", "64x256p")]
+    # a column-major A (MN-major boxes of its K x M rows) and the ragged-shape tiles, both B orders
+    layouts = [(t, o, "tma", bo, "F") for t, o, bo in (("128x256", "f16", "C"), ("128x192", "f32", "F"),
+                                                       ("64x256p", "f16", "C"), ("64x128p", "f32", "F"),
+                                                       ("128x64", "f16", "C"), ("256x128", "f16", "F"),
+                                                       ("128x256c2", "f16", "C"))]
+    layouts += [(t, "f16", "tma", bo, "C") for t, bo in (("128x192", "C"), ("128x192", "F"), ("256x128", "C"),
+                                                          ("64x128p", "C"))]
+    layouts += [("128x192", "f32", "direct", "C", "C")]
+    cases = layouts if "--layouts-only" in sys.argv else cases + layouts
+    # compiled side by side first (NVRTC releases the GIL; CuPy's disk cache keeps them for the sanitizer runs)
+    from concurrent.futures import ThreadPoolExecutor
+
+    builds = {wgmma.spec_for("f16", 8, 8, 8, act="relu", bias_mode=bm, has_c=True, save_z=True, tile=t, out_dtype=o,
+                             store=st, b_order=bo).build() for t, o, st, bo, _ in cases for bm in ("per_n", "per_m")}
+    with ThreadPoolExecutor(16) as pool:
+        list(pool.map(gpu.module, builds))
+    for tile, out, store, b_order, a_order in cases:
         grids = (None, wgmma.ALL_TILES[tile].cluster_m) if store == "tma" else (None,)
         for (m, n, k, bias_mode), grid in itertools.product(((200, 264, 136, "per_n"), (130, 136, 520, "per_m")), grids):
+            m = m if a_order == "C" else -(-m // 8) * 8   # a column-major A's rows (M long) are 16-byte multiples
             a = rng.uniform(-1, 1, (m, k)).astype(np.float16)
             b = rng.uniform(-1, 1, (k, n)).astype(np.float16)
             c = rng.uniform(-1, 1, (m, n)).astype(np.float32)
@@ -39,9 +57,10 @@ def main() -> int:
             d = cp.full((m, n), np.nan, cp.float32 if out == "f32" else cp.float16)
             z = cp.full((m, n), np.nan, cp.float32)
             spec = wgmma.spec_for("f16", m, n, k, act="relu", bias_mode=bias_mode, has_c=True, save_z=True, tile=tile,
-                                  out_dtype=out, store=store, b_order=b_order)
+                                  out_dtype=out, store=store, b_order=b_order, a_order=a_order)
             b_dev = cp.asarray(b) if b_order == "C" else cp.asfortranarray(cp.asarray(b))
-            wgmma.launch(spec, cp.asarray(a), b_dev, d, c=cp.asarray(c), bias=cp.asarray(bias), z=z,
+            a_dev = cp.asarray(a) if a_order == "C" else cp.asfortranarray(cp.asarray(a))
+            wgmma.launch(spec, a_dev, b_dev, d, c=cp.asarray(c), bias=cp.asarray(bias), z=z,
                          beta=0.5, grid=grid)
             cp.cuda.runtime.deviceSynchronize()
             bias2 = bias[None, :] if bias_mode == "per_n" else bias[:, None]
@@ -49,7 +68,9 @@ def main() -> int:
             err = np.abs(z.get() - pre).max() / np.abs(pre).max()
             ok = err < 1e-3 and np.array_equal(d.get() > 0, pre > 0) and not np.isnan(d.get()).any()
             bad += not ok
-            print(f"{tile} {out} {store} B {b_order} {m}x{n}x{k} {bias_mode} grid {grid or 'full'}: rel err {err:.2e} {'ok' if ok else 'FAILED'}", flush=True)
+            print(f"{tile} {out} {store} A {a_order} B {b_order} {m}x{n}x{k} {bias_mode} grid {grid or 'full'}: rel err {err:.2e} {'ok' if ok else 'FAILED'}", flush=True)
+    if "--layouts-only" in sys.argv:
+        return 1 if bad else 0
     from fraglab.gemm.reference import e4m3_to_float64
     for tile, grid in itertools.product(("128x256", "128x128p"), (None, 1)):   # e4m3: k32 steps, 128-byte K-blocks
         m, n, k = 200, 264, 208

@@ -108,13 +108,15 @@ def prepare(a, b, *, c=None, bias=None, bias_mode: Optional[str] = None, act: st
         if kernel == "auto" and tile is not None:  # a forced tile names its kernel (WMMA's names first, as before)
             requested = "wmma" if tile in gemm_wmma.ALIGNED_TILES else "wgmma"
         family, notice = tensor_core_kernel(requested, _compute_capability(), plan.k, n, pointers, plan.dtype,
-                                            strided=plan.strided)
+                                            strided=plan.strided, m=plan.m if plan.a_order == "F" else 0)
         if notice:
             warnings.warn(notice, KernelFallback, stacklevel=3)
         if family == "wmma":
             aligned = is_aligned(plan.k, n, pointers)
     if plan.b_order == "F" and family != "wgmma":
         b = cp.ascontiguousarray(b)   # the WMMA and SIMT kernels read a row-major B: they get a row-major copy
+    if plan.a_order == "F" and family != "wgmma":
+        a = cp.ascontiguousarray(a)   # and a row-major A (wgmma reads a column-major 16-bit A as it is)
     spec = _spec(family, plan, tile, aligned, scaled)
     check_row_pitch_store(plan, spec)
     cast = family != "wgmma" and plan.out_dtype != "f32"   # WMMA and SIMT store f32 only
@@ -244,7 +246,8 @@ def _make_spec(key):
                                             f"{', '.join(gemm_wgmma.ALL_TILES)}")
         return gemm_wgmma.spec_for(plan.dtype, plan.m, plan.n, plan.k, act=plan.act, bias_mode=plan.bias_mode,
                                    has_c=plan.has_c, save_z=plan.save_z, sm_count=_sm_count(), tile=tile,
-                                   out_dtype=plan.out_dtype, b_order=plan.b_order, scaled=scaled)
+                                   out_dtype=plan.out_dtype, b_order=plan.b_order, scaled=scaled,
+                                   a_order=plan.a_order)
     if family == "wmma":
         if tile is not None and tile not in gemm_wmma.ALIGNED_TILES:
             raise GemmArgumentError("tile", f"{tile!r} is not valid: choose one of "

@@ -11,11 +11,14 @@ timings in docs/results/h100_2026-11-25b/gemm/):
    N 4096 K 4096 1.21 / 1.26 / 1.02.
 2. `sector_misaligned_rows`: a row pitch of A, B or D that is not a multiple of 32 bytes (one L2 sector) makes
    every other row of a TMA box start mid-sector; L2 promotion off then reads fewer bytes (3000^3 128x256:
-   355 with 256-byte promotion, 401 without; 5000x3000x2000: 434, 495), and the 128x256 tile, the one that
-   reads the fewest bytes per flop, runs at its own rate longer: TILE_RATE_MISALIGNED.
-3. `waves`: when 128x128 gives at least HALF_WAVE of a wave, the tile of 128x256 / 128x128 with the larger
-   wave efficiency x measured rate (3072^3: 128x256 2.18 waves, 570; 128x128 4.36 waves, 594; 4096^3: 746 / 641;
-   1000^3: 128x128 175, 128x64 148, 128x256 128).
+   355 with 256-byte promotion, 401 without; 5000x3000x2000: 434, 495). The tile: as in `waves`, at the rates
+   such rows allow (TILE_RATE_MISALIGNED; 18:34 UTC, promotion off: 3000^3 128x192 419, 128x256 386, 128x128
+   324; 5000x3000x2000 128x256 466, 128x192 459, 128x128 393; 1000^3 128x128 169, 128x192 148, 128x256 126).
+3. `waves`: when 128x128 gives at least HALF_WAVE of a wave, the tile of 128x256 / 128x192 / 128x128 whose
+   waves do the most useful work: (M x N) / (whole waves x SMs x tile area) x the tile's measured rate
+   (`useful_share`; 128x192 for 16-bit inputs only). 3072^3: 128x256 2.18 waves, 570; 128x128 4.36 waves, 594;
+   4096^3: 746 / 641; 1000^3: 128x128 175, 128x64 148, 128x256 128; rows at 128-byte pitches (18:34 UTC): 3000^3
+   128x192 (2.91 waves) 632, 128x128 539, 128x256 515; 5000x3000x2000 128x256 608, 128x192 607, 128x128 526.
 4. `few_tiles`: otherwise 128x64, the most tiles (M = 128, N = 4096, K = 4096: 128x64 212, 128x128 167).
 """
 
@@ -27,10 +30,12 @@ SM_COUNT = 132
 SECTOR_BYTES = 32
 HALF_WAVE = 0.45           # 128x128 tiles at least this many waves: compare it with 128x256, else take 128x64
 ONE_ROW_TILE_M = 64
-# Rate of a tile's wave relative to 128x256, measured at 4096^3 (128x128: 641 / 746), and with sector-misaligned
-# rows at 3000^3 per tile-wave (128x128: 339 / 0.873 waves against 128x256: 401 / 0.727)
-TILE_RATE = {"128x256": 1.0, "128x128": 0.86}
-TILE_RATE_MISALIGNED = {"128x256": 1.0, "128x128": 0.70}
+# Rate of a tile relative to 128x256 (TFLOP/s / useful_share), measured at 4096^3 (128x128: 641 / 746) and at
+# 3000^3 with 128-byte row pitches (128x192: 632 / 0.925 against 128x256: 515 / 0.694); with sector-misaligned rows
+# at 3000^3 (128x192: 419 / 0.925, 128x128: 324 / 0.832 against 128x256: 386 / 0.694)
+TILE_RATE = {"128x256": 1.0, "128x192": 0.92, "128x128": 0.86}
+TILE_RATE_MISALIGNED = {"128x256": 1.0, "128x192": 0.81, "128x128": 0.70}
+SIXTEEN_BIT_ONLY = ("128x192",)   # measured for f16 / bf16 inputs only
 _BYTES = {"f16": 2, "bf16": 2, "f32": 4, "e4m3": 1}
 L2_PROMOTIONS = ("none", "64B", "128B", "256B")
 DEFAULT_L2_PROMOTION = "256B"
@@ -53,37 +58,45 @@ def wave_efficiency(tiles: int, sm_count: int = SM_COUNT) -> float:
     return tiles / (-(-tiles // sm_count) * sm_count)
 
 
-def row_pitches(m: int, n: int, k: int, dtype: str, b_order: str, out_dtype: str) -> tuple[int, int, int]:
-    """Row pitch in bytes of A (M x K), B (K x N row-major, or N x K for a column-major B) and D (M x N)."""
-    del m
+def row_pitches(m: int, n: int, k: int, dtype: str, b_order: str, out_dtype: str,
+                a_order: str = "C") -> tuple[int, int, int]:
+    """Row pitch in bytes of A (M x K row-major, or K x M for a column-major A), B (K x N row-major, or N x K for
+    a column-major B) and D (M x N)."""
     size = _BYTES[dtype]
-    return k * size, (n if b_order == "C" else k) * size, n * _BYTES[out_dtype]
+    return (k if a_order == "C" else m) * size, (n if b_order == "C" else k) * size, n * _BYTES[out_dtype]
 
 
-def sector_aligned(m: int, n: int, k: int, dtype: str, b_order: str, out_dtype: str) -> bool:
-    return all(p % SECTOR_BYTES == 0 for p in row_pitches(m, n, k, dtype, b_order, out_dtype))
+def sector_aligned(m: int, n: int, k: int, dtype: str, b_order: str, out_dtype: str, a_order: str = "C") -> bool:
+    return all(p % SECTOR_BYTES == 0 for p in row_pitches(m, n, k, dtype, b_order, out_dtype, a_order))
 
 
-def _better_of_two(m: int, n: int, sm_count: int, rates: dict[str, float]) -> str:
-    scores = {name: wave_efficiency(tile_count(m, n, 128, int(name.split("x")[1])), sm_count) * rate
-              for name, rate in rates.items()}
+def useful_share(m: int, n: int, bm: int, bn: int, sm_count: int = SM_COUNT) -> float:
+    """The share of the tile slots of the persistent grid's whole waves that hold D's elements (not padding past
+    M and N, not idle SMs in the last wave): M x N / (waves x SMs x bm x bn)."""
+    waves = -(-tile_count(m, n, bm, bn) // sm_count)
+    return m * n / (waves * sm_count * bm * bn)
+
+
+def _best_tile(m: int, n: int, dtype: str, sm_count: int, rates: dict[str, float]) -> str:
+    scores = {name: useful_share(m, n, 128, int(name.split("x")[1]), sm_count) * rate
+              for name, rate in rates.items() if name not in SIXTEEN_BIT_ONLY or dtype in ("f16", "bf16")}
     return max(scores, key=lambda name: (scores[name], name == "128x256"))
 
 
 def choose(m: int, n: int, k: int, dtype: str = "f16", b_order: str = "C", out_dtype: str = "f32",
-           sm_count: int = SM_COUNT) -> Schedule:
+           sm_count: int = SM_COUNT, a_order: str = "C") -> Schedule:
     """The schedule of one problem (the rules in this module's docstring, in order)."""
     if m <= ONE_ROW_TILE_M:
-        promotion = DEFAULT_L2_PROMOTION if sector_aligned(m, n, k, dtype, b_order, out_dtype) else "none"
+        promotion = DEFAULT_L2_PROMOTION if sector_aligned(m, n, k, dtype, b_order, out_dtype, a_order) else "none"
         return Schedule("64x256p", promotion, "one_row_tile")
-    if not sector_aligned(m, n, k, dtype, b_order, out_dtype):
+    if not sector_aligned(m, n, k, dtype, b_order, out_dtype, a_order):
         if tile_count(m, n, 128, 128) >= HALF_WAVE * sm_count:
-            return Schedule(_better_of_two(m, n, sm_count, TILE_RATE_MISALIGNED), "none", "sector_misaligned_rows")
+            return Schedule(_best_tile(m, n, dtype, sm_count, TILE_RATE_MISALIGNED), "none", "sector_misaligned_rows")
         return Schedule("128x64", "none", "sector_misaligned_rows")
     if tile_count(m, n, 128, 128) >= HALF_WAVE * sm_count:
-        return Schedule(_better_of_two(m, n, sm_count, TILE_RATE), DEFAULT_L2_PROMOTION, "waves")
+        return Schedule(_best_tile(m, n, dtype, sm_count, TILE_RATE), DEFAULT_L2_PROMOTION, "waves")
     return Schedule("128x64", DEFAULT_L2_PROMOTION, "few_tiles")
 
 
-__all__ = ["Schedule", "choose", "RULES", "L2_PROMOTIONS", "DEFAULT_L2_PROMOTION", "wave_efficiency", "tile_count",
+__all__ = ["Schedule", "choose", "RULES", "L2_PROMOTIONS", "DEFAULT_L2_PROMOTION", "wave_efficiency", "tile_count", "useful_share",
            "row_pitches", "sector_aligned"]

@@ -159,7 +159,8 @@ def torch_gemm(torch, a, b, c, bias, bias_mode, act, alpha, beta, leaky_slope, s
                     bias.data_ptr() if bias is not None else 0, z.data_ptr() if z is not None else 0)
         if (pointers[0] | pointers[1] | pointers[2] | pointers[3] | pointers[4] | pointers[5]) & 15:
             # TMA needs 16-byte aligned addresses: the WMMA kernel (CuPy road), or one error for strided arrays
-            tensor_core_kernel("auto", 90, plan.k, plan.n, pointers, plan.dtype, strided=plan.strided)
+            tensor_core_kernel("auto", 90, plan.k, plan.n, pointers, plan.dtype, strided=plan.strided,
+                               m=plan.m if plan.a_order == "F" else 0)
             return None
         launch = road.launches[pointers].launch_on
     if prepare_only:
@@ -229,10 +230,11 @@ def _plan_road(torch, a, b, c, bias, bias_mode, act, alpha, beta, leaky_slope, s
         requested = kernel
         if kernel == "auto" and tile is not None:
             requested = "wmma" if tile in api.gemm_wmma.ALIGNED_TILES else "wgmma"
+        a_rows = plan.m if plan.a_order == "F" else 0   # a column-major A's rows in memory are M long
         family, _ = tensor_core_kernel(requested, api._compute_capability(), plan.k, plan.n, (), plan.dtype,
-                                       strided=plan.strided)
+                                       strided=plan.strided, m=a_rows)
         k_multiple = 16 if plan.dtype == "e4m3" else 8
-        if family != "wgmma" or not is_aligned(plan.k, plan.n, (), k_multiple):
+        if family != "wgmma" or not is_aligned(plan.k, plan.n, (), k_multiple, m=a_rows):
             return False
     spec = api._spec("wgmma", plan, tile, True) if not empty else None
     blocks = 0

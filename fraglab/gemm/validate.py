@@ -23,10 +23,11 @@ ALIGN_ELEMENTS = 8   # K and N multiples of 8 half-precision elements keep rows 
 ALIGN_K_FP8 = 16     # rows of 8-bit A and (column-major) B hold K bytes: K a multiple of 16
 
 
-def is_aligned(k: int, n: int, pointers: tuple[int, ...], k_multiple: int = ALIGN_ELEMENTS) -> bool:
+def is_aligned(k: int, n: int, pointers: tuple[int, ...], k_multiple: int = ALIGN_ELEMENTS, m: int = 0) -> bool:
     """The 16-byte path needs K and N multiples of 8 (rows of A, B, C, D start 16-byte aligned; K a multiple of
-    16 for 8-bit inputs) and every base pointer 16-byte aligned."""
-    if k % k_multiple or n % ALIGN_ELEMENTS:
+    16 for 8-bit inputs), M too for a column-major A (`m` given: its rows in memory are M long), and every base
+    pointer 16-byte aligned."""
+    if k % k_multiple or n % ALIGN_ELEMENTS or m % ALIGN_ELEMENTS:
         return False
     for p in pointers:   # a loop, not all(genexpr): this runs on every call
         if p % ALIGN_BYTES:
@@ -67,6 +68,7 @@ class GemmPlan:
     lda: int = 0             # leading dimensions in elements where they differ from the width (0: dense); only
     ldb: int = 0             # the wgmma kernel takes them (TMA's row pitch), see `matrix_layout`
     ldd: int = 0
+    a_order: str = "C"       # A in memory: "C" row-major, "F" column-major (16-bit on wgmma; the others get a copy)
 
     @property
     def strided(self) -> bool:
@@ -249,11 +251,12 @@ STRIDED_NEEDS = (f"arrays with a leading dimension other than their width run on
 
 def tensor_core_kernel(requested: str, compute_capability: int, k: int, n: int,
                        pointers: tuple[int, ...], dtype: str = "f16",
-                       strided: bool = False) -> tuple[str, Optional[str]]:
+                       strided: bool = False, m: int = 0) -> tuple[str, Optional[str]]:
     """Which tensor-core GEMM runs f16/bf16 inputs: ("wgmma" | "wmma", the one-line notice or None).
     On sm_90, 'auto' and 'wgmma' take wgmma when TMA can describe the operands (`is_aligned`: K and N multiples
-    of 8, 16-byte aligned arrays), else WMMA with a notice; 'wgmma' on another GPU is an error. e4m3 has only the
-    wgmma kernel: another GPU, or operands TMA cannot describe (K a multiple of 16 here), are errors."""
+    of 8, and M for a column-major A, passed as `m`; 16-byte aligned arrays), else WMMA with a notice; 'wgmma' on
+    another GPU is an error. e4m3 has only the wgmma kernel: another GPU, or operands TMA cannot describe (K a
+    multiple of 16 here), are errors."""
     if dtype == "e4m3":
         if compute_capability != 90:
             raise GemmArgumentError("a", f"e4m3 inputs run on the wgmma kernel, which needs an sm_90 GPU (H100/H200); "
@@ -265,7 +268,7 @@ def tensor_core_kernel(requested: str, compute_capability: int, k: int, n: int,
     if strided:   # only TMA takes a row pitch: no fallback, one error naming the fix
         where = (f"kernel {requested!r}" if requested == "wmma" else
                  f"this GPU is sm_{compute_capability}" if compute_capability != 90 else f"K={k}, N={n} / the addresses")
-        if requested == "wmma" or compute_capability != 90 or not is_aligned(k, n, pointers):
+        if requested == "wmma" or compute_capability != 90 or not is_aligned(k, n, pointers, m=m):
             raise GemmArgumentError("a" if requested != "wmma" else "kernel",
                                     f"{STRIDED_NEEDS}; {where} does not allow it: {COPY_FIX}")
         return "wgmma", None
@@ -276,10 +279,11 @@ def tensor_core_kernel(requested: str, compute_capability: int, k: int, n: int,
             raise GemmArgumentError("kernel", f"'wgmma' needs an sm_90 GPU (H100/H200); this GPU is "
                                               f"sm_{compute_capability}: use kernel='wmma' or 'auto'")
         return "wmma", None
-    if is_aligned(k, n, pointers):
+    if is_aligned(k, n, pointers, m=m):
         return "wgmma", None
-    return "wmma", (f"notice: the wgmma GEMM needs K and N multiples of {ALIGN_ELEMENTS} and {ALIGN_BYTES}-byte "
-                    f"aligned arrays (TMA); K={k}, N={n}: running the WMMA kernel")
+    extents = f"K={k}, N={n}" + (f", M={m} (a column-major a)" if m % ALIGN_ELEMENTS else "")
+    return "wmma", (f"notice: the wgmma GEMM needs K and N (and M for a column-major a) multiples of "
+                    f"{ALIGN_ELEMENTS} and {ALIGN_BYTES}-byte aligned arrays (TMA); {extents}: running the WMMA kernel")
 
 
 def _finite(argument: str, value) -> None:
@@ -290,7 +294,7 @@ def _finite(argument: str, value) -> None:
 
 
 def _check_operand(x, argument: str, column_major_too: bool = False):
-    """(shape, dtype name, order, leading dimension) of a or b: a 2-D array, row-major (or column-major, for b)
+    """(shape, dtype name, order, leading dimension) of a or b: a 2-D array, row-major (or column-major)
     with a leading dimension (`matrix_layout`); empty dimensions are allowed (the caller answers them)."""
     try:
         shape, strides, itemsize = tuple(x.shape), x.strides, x.dtype.itemsize
@@ -340,7 +344,7 @@ def validate_gemm_args(a, b, *, c=None, bias=None, bias_mode: Optional[str] = No
     _finite("alpha", alpha)
     _finite("beta", beta)
     _finite("leaky_slope", leaky_slope)
-    (m, k), a_name, _, lda = _check_operand(a, "a")
+    (m, k), a_name, a_order, lda = _check_operand(a, "a", column_major_too=True)
     (k_b, n), b_name, b_order, ldb = _check_operand(b, "b", column_major_too=True)
     if k_b != k:
         raise GemmArgumentError("b", f"shape {tuple(b.shape)} does not chain with a {tuple(a.shape)}: "
@@ -355,6 +359,10 @@ def validate_gemm_args(a, b, *, c=None, bias=None, bias_mode: Optional[str] = No
         if b_order != "F" and not (n == 1 or k == 1):
             raise GemmArgumentError("b", "e4m3 operands are K-major only: pass b column-major (w.T of a row-major "
                                          "N x K array w)")
+        if a_order != "C":
+            raise GemmArgumentError("a", "e4m3 operands are K-major only (wgmma has no transpose for 8-bit types): "
+                                         "a is column-major (e.g. x.t()); pass a row-major a: a.contiguous() in "
+                                         "torch, cupy.ascontiguousarray(a) in CuPy")
     elif kernel == "auto":
         kernel = "simt" if dtype == "f32" else "wmma"
     elif dtype == "f32" and kernel != "simt":
@@ -397,4 +405,4 @@ def validate_gemm_args(a, b, *, c=None, bias=None, bias_mode: Optional[str] = No
         raise GemmArgumentError("kernel" if requested == "wmma" else "a",
                                 f"{STRIDED_NEEDS}; kernel {kernel!r} reads a, b and out dense: {COPY_FIX}")
     return _plan(kernel, dtype, m, n, k, act, bias_mode, c is not None and beta != 0, bool(save_z), out_code,
-                 b_order, lda, ldb, ldd)
+                 b_order, lda, ldb, ldd, a_order)

@@ -27,10 +27,11 @@ INPUT_DTYPES = (*DTYPES, *FP8_DTYPES)
 OUT_DTYPES = ("f32", "f16", "bf16")   # D; Z is always f32
 STORES = ("direct", "tma")        # D from registers, or through shared memory and TMA stores
 B_ORDERS = ("C", "F")             # B (K x N) row-major, or column-major (a row-major N x K: the K-major operand)
+A_ORDERS = ("C", "F")             # A (M x K) row-major (K-major), or column-major (a row-major K x M: MN-major)
 _CPP_TYPE = {"f16": "__half", "bf16": "__nv_bfloat16", "f32": "float", "e4m3": "__nv_fp8_e4m3"}
 BK = 64                           # fraglab::wgmma_gemm::kBK: a K-block of 16-bit elements (128 bytes; 8-bit: 128)
 THREADS = 384                     # producer warpgroup + 2 consumer warpgroups
-ACC_N = (64, 128, 256)            # wgmma N the kernel instantiates (one m64nNk16 per consumer per k16 step)
+ACC_N = (64, 128, 192, 256)       # wgmma N the kernel instantiates (one m64nNk16 per consumer per k16 step)
 SMEM_LIMIT = 227 * 1024           # sm_90's dynamic shared memory per block
 
 
@@ -93,9 +94,15 @@ class TileConfig:
 # against 729 598. The overlap does not make up for the slower mainloop. Clusters of two on 128x256 (same call
 # type, 12:28 UTC): burst 747 709 676 against 752 698 676; sustained (3 s, 700 W cap) f16 / bf16 8192^3 660 / 692
 # against 660 / 696. Halving B's L2 traffic buys no clock under the power cap either.
+# Ragged shapes, H100 2026-11-25 18:34 UTC (benchmarks/wgmma_ragged.py; f16, bias + ReLU, D f16), TFLOP/s with
+# rows at 128-byte pitches / as given (rows 16 but not 32 bytes aligned, L2 promotion off): 3000^3 128x192 632 / 419,
+# 128x192 with 5 stages 633 / 410, 128x256 515 / 386, 256x128 508 / 382, 128x128 539 / 324; 5000x3000x2000 128x256
+# 608 / 466, 128x192 607 / 459, 256x128 579 / 490, 128x128 526 / 393; 1000^3 64x128p 225 / 159, 128x64 213 / 156,
+# 128x128 195 / 169, 128x192 161 / 148. 128x192 (wgmma n192) is a launcher tile for 16-bit inputs (e4m3 unmeasured).
 # Which of them a problem gets is fraglab/gemm/schedule.py's rules (64x256p: M <= 64).
 TILES: dict[str, TileConfig] = {
     "128x256": TileConfig(128, 256, 4, 16),
+    "128x192": TileConfig(128, 192, 4, 16),
     "128x128": TileConfig(128, 128, 6),
     "128x64": TileConfig(128, 64, 8),
     "64x256p": TileConfig(64, 256, 5, pingpong=True),
@@ -112,8 +119,11 @@ EXPERIMENTAL_TILES: dict[str, TileConfig] = {
     "128x256b1": TileConfig(128, 256, 4, 16, max_store_buffers=1),
     "64x256pc2": TileConfig(64, 256, 5, 16, pingpong=True, cluster_m=2),
     "128x128pc2": TileConfig(128, 128, 6, pingpong=True, cluster_m=2),
+    "64x128p": TileConfig(64, 128, 7, pingpong=True),
+    "256x128": TileConfig(256, 128, 4, 16),
 }
 ALL_TILES = {**TILES, **EXPERIMENTAL_TILES}
+SIXTEEN_BIT_TILES = ("128x192",)   # launcher tiles the schedule gives f16 / bf16 inputs only
 # How the MN-major B descriptor's two byte offsets are assigned (see BDescOffsets in wgmma.cu):
 # False: leading = stride between 64-column blocks, stride = between 8-row swizzle atoms.
 B_SWAP_OFFSETS = False
@@ -133,18 +143,21 @@ class WgmmaKernelSpec:
     b_order: str = "C"        # B (K x N) in memory: "C" row-major (MN-major), "F" column-major (K-major: N x K rows)
     l2_promotion: str = schedule.DEFAULT_L2_PROMOTION   # of the A, B and D tensor maps (not the kernel's name)
     scaled: bool = False      # e4m3: the accumulator times scale_a[m] * scale_b[n] first (the rowwise fp8 recipe)
+    a_order: str = "C"        # A (M x K): "C" row-major, "F" column-major (16-bit; a launch parameter, not a name)
 
     def __post_init__(self):
         for value, valid, argument in ((self.dtype, INPUT_DTYPES, "dtype"), (self.out_dtype, OUT_DTYPES, "out_dtype"),
                                        (self.act, ACT_KINDS, "act"),
                                        (self.bias_mode, BIAS_MODES, "bias_mode"),
                                        (self.tile, tuple(ALL_TILES), "tile"), (self.store, STORES, "store"),
-                                       (self.b_order, B_ORDERS, "b_order"),
+                                       (self.b_order, B_ORDERS, "b_order"), (self.a_order, A_ORDERS, "a_order"),
                                        (self.l2_promotion, schedule.L2_PROMOTIONS, "l2_promotion")):
             if value not in valid:
                 raise ValueError(f"invalid {argument} {value!r}: valid choices are {', '.join(valid)}")
         if self.dtype in FP8_DTYPES and self.b_order != "F":
             raise ValueError(f"{self.dtype} operands are K-major only: B must be column-major (b_order 'F')")
+        if self.dtype in FP8_DTYPES and self.a_order != "C":
+            raise ValueError(f"{self.dtype} operands are K-major only: A must be row-major (a_order 'C')")
         if self.scaled and self.dtype not in FP8_DTYPES:
             raise ValueError(f"row and column scales (scaled) are for {', '.join(FP8_DTYPES)} inputs; "
                              f"{self.dtype} takes its scale in alpha")
@@ -350,12 +363,12 @@ DEFAULT_STORE = "tma"
 def spec_for(dtype: str, m: int, n: int, k: int, *, act: str = "none", bias_mode: str = "none",
              has_c: bool = False, save_z: bool = False, sm_count: int = 132, tile: str | None = None,
              out_dtype: str = "f32", store: str | None = None, b_order: str = "C",
-             scaled: bool = False) -> WgmmaKernelSpec:
+             scaled: bool = False, a_order: str = "C") -> WgmmaKernelSpec:
     """The instantiation and tensor-map settings for one problem: fraglab/gemm/schedule.py's choice (a `tile` given
     keeps its own, with the schedule's L2 promotion)."""
-    plan = schedule.choose(m, n, k, dtype, b_order, out_dtype, sm_count)
+    plan = schedule.choose(m, n, k, dtype, b_order, out_dtype, sm_count, a_order=a_order)
     return WgmmaKernelSpec(dtype, act, bias_mode, has_c, save_z, tile or plan.tile, B_SWAP_OFFSETS,
-                           out_dtype, store or DEFAULT_STORE, b_order, plan.l2_promotion, scaled)
+                           out_dtype, store or DEFAULT_STORE, b_order, plan.l2_promotion, scaled, a_order)
 
 
 def all_specs() -> list[WgmmaKernelSpec]:
@@ -365,7 +378,8 @@ def all_specs() -> list[WgmmaKernelSpec]:
             for dtype, act, bias_mode, has_c, save_z, tile, out, order, scaled
             in product(INPUT_DTYPES, ACT_KINDS, BIAS_MODES, (False, True), (False, True), TILES, OUT_DTYPES, B_ORDERS,
                        (False, True))
-            if (order == "F" or dtype not in FP8_DTYPES) and (not scaled or dtype in FP8_DTYPES)]
+            if (order == "F" or dtype not in FP8_DTYPES) and (not scaled or dtype in FP8_DTYPES)
+            and (tile not in SIXTEEN_BIT_TILES or dtype in DTYPES)]
 
 
 def all_builds() -> list[WgmmaBuild]:
@@ -450,16 +464,17 @@ def bind(spec: WgmmaKernelSpec, a, b, d, *, c=None, bias=None, z=None, alpha: fl
          leaky_slope: float = 0.01, sm_count: int = 132, grid: int | None = None, lda: int = 0, ldb: int = 0,
          ldd: int = 0, scale_a=None, scale_b=None):
     """The launch of one instantiation on validated, contiguous device arrays, its parameters (tensor maps
-    included) packed once: A (M, K) and B (K, N; row-major, or column-major for spec.b_order 'F') f16/bf16, D in
+    included) packed once: A (M, K; row-major, or column-major for spec.a_order 'F') and B (K, N; row-major, or
+    column-major for spec.b_order 'F') f16/bf16, D in
     spec.out_dtype, Z, C and bias f32. Calling the
     result launches on CuPy's current stream (or the CuPy stream given). Bound launches are shared: the key holds
     every parameter, so one bound to memory since freed and reused is still right for the arrays now there.
-    lda, ldb, ldd: row pitches in elements of A, B (its rows in memory) and D where they are not dense (0);
+    lda, ldb, ldd: row pitches in elements of A, B (their rows in memory) and D where they are not dense (0);
     16-byte multiples (TMA row pitch; the rules are gemm/validate.py matrix_layout).
     scale_a (M) and scale_b (N), f32: the row and column factors of a spec.scaled (rowwise fp8) kernel."""
     if spec.scaled != (scale_a is not None and scale_b is not None):
         raise ValueError("a scaled kernel takes scale_a and scale_b, and only a scaled one")
-    m, k = a.shape
+    m, k = a.shape   # a column-major A keeps its (M, K) shape; its rows in memory are K x M
     n = b.shape[1]
     blocks = grid or launch_blocks(m, n, spec.tile_config, sm_count)
     return _LAUNCHES[(spec, m, n, k, pointer(a), pointer(b), pointer(d), pointer(c), pointer(bias), pointer(z),
@@ -482,7 +497,9 @@ def _packed_launch(key):
     tile = spec.tile_config
     block_k = 128 // _BYTES[spec.dtype]   # a K-block is 128 bytes of K
     promo = spec.l2_promotion
-    map_a = _MAPS[(pa, spec.dtype, k, m, block_k, tile.bm, promo, lda)]
+    # A row-major: one (BM rows, K-block) box; column-major (a row-major K x M): boxes of (K64 rows, M64), as B's
+    map_a = (_MAPS[(pa, spec.dtype, k, m, block_k, tile.bm, promo, lda)] if spec.a_order == "C"
+             else _MAPS[(pa, spec.dtype, m, k, 64, BK, promo, lda)])
     # B row-major (K x N): boxes of (K64 rows, N64); column-major (a row-major N x K): one (BN rows, K64) box, as A
     map_b = (_MAPS[(pb, spec.dtype, n, k, 64, BK, promo, ldb)] if spec.b_order == "C"
              else _MAPS[(pb, spec.dtype, k, n, block_k, tile.bn, promo, ldb)])
@@ -496,7 +513,7 @@ def _packed_launch(key):
         map_bias = _MAPS[(pbias, "f32", m, 0, tile.bm, 0)]
     params = (map_a, map_b, map_d, map_bias, np.int32(m), np.int32(n), np.int32(k), np.float32(alpha), np.float32(beta),
               np.float32(leaky_slope), np.uint64(pc), np.uint64(pbias), np.uint64(pd), np.uint64(pz), np.uint64(psa),
-              np.uint64(psb))
+              np.uint64(psb), np.int32(spec.a_order == "F"))
     return gpu.PackedLaunch(_kernel(spec), blocks, THREADS, params, shared_mem=spec.smem_bytes)
 
 
@@ -504,6 +521,6 @@ def _packed_launch(key):
 _LAUNCHES = BoundedMemo(_packed_launch, 256)
 
 
-__all__ = ["DTYPES", "FP8_DTYPES", "INPUT_DTYPES", "OUT_DTYPES", "B_ORDERS", "TILES", "TileConfig", "WgmmaKernelSpec", "WgmmaBuild", "build_of",
+__all__ = ["DTYPES", "FP8_DTYPES", "INPUT_DTYPES", "OUT_DTYPES", "A_ORDERS", "B_ORDERS", "TILES", "SIXTEEN_BIT_TILES", "TileConfig", "WgmmaKernelSpec", "WgmmaBuild", "build_of",
            "AccumulatorIndexing", "accumulator_indexing", "accumulator_header", "choose_tile", "spec_for", "all_specs",
            "all_builds", "encode_tma", "bind", "launch", "launch_blocks", "tiles_for"]

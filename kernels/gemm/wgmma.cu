@@ -1,5 +1,6 @@
-// Hopper GEMM: D = act(alpha * A @ B (+ beta * C) (+ bias)), A row-major M x K, B K x N row-major or (BKMajor)
-// column-major, i.e. a row-major N x K array (f16 / bf16; e4m3 with B column-major), f32 accumulate, D in f32,
+// Hopper GEMM: D = act(alpha * A @ B (+ beta * C) (+ bias)), A M x K row-major or (a_mn_major, a launch parameter;
+// 16-bit only) column-major, i.e. a row-major K x M array, B K x N row-major or (BKMajor)
+// column-major, i.e. a row-major N x K array (f16 / bf16; e4m3 with A and B K-major), f32 accumulate, D in f32,
 // f16 or bf16 (Z in f32). TMA loads with 128B swizzle into a `Stages`-deep mbarrier ring; one producer warpgroup
 // (one thread issues the A/B loads, one the bias loads) and two consumer warpgroups (wgmma with both operands in
 // shared memory; cooperative: each takes half the rows of every tile, ping-pong: each takes every other tile);
@@ -75,7 +76,7 @@ struct WgmmaTile {
   static constexpr int kStoreBuffers =
       StagedStore && MaxStoreBuffers_ > 1 && kSmemBeforeStores + 2 * kConsumers * kStoreBufferBytes <= 227 * 1024 ? 2 : 1;
   static constexpr int kSmemBytes = kSmemBeforeStores + kConsumers * kStoreBuffers * kStoreBufferBytes;
-  static_assert(BN == 64 || BN == 128 || BN == 256, "wgmma wrappers exist for N = 64, 128 and 256");
+  static_assert(BN == 64 || BN == 128 || BN == 192 || BN == 256, "wgmma wrappers exist for N = 64, 128, 192, 256");
   static_assert(kWarpgroupRows % 64 == 0 && kMmaM >= 1, "a warpgroup covers whole m64 blocks");
   static_assert(kMmaM * BN / 2 <= 128, "at most 128 accumulator registers per thread");
   static_assert(BM <= 256, "a TMA box spans at most 256 rows");
@@ -200,6 +201,11 @@ __device__ __forceinline__ void setmaxnreg_dec() {
   asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(Regs));
 }
 
+template <bool V>
+struct BoolConstant {
+  static constexpr bool value = V;
+};
+
 template <class A, class B>
 struct IsSame {
   static constexpr bool value = false;
@@ -213,11 +219,11 @@ struct IsSame<A, A> {
 // (A K-major; B MN-major, imm-trans-b = 1, or K-major, imm-trans-b = 0) or k32 of e4m3 (both K-major: 8-bit
 // operands have no transpose). One instruction text for every N: the type, the transpose, the accumulator
 // registers (runtime/wgmma_operands.cuh) and the operand numbers after them are pasted in (asm text is a literal).
-#define FRAGLAB_WGMMA_M64NK16(N, TY, TRANS_B, REGS, OPERANDS, DESC_A, DESC_B, PRED)                            \
+#define FRAGLAB_WGMMA_M64NK16(N, TY, TRANS_A, TRANS_B, REGS, OPERANDS, DESC_A, DESC_B, PRED)                   \
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" PRED ", 0;\n"                                               \
                "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." TY "." TY " "                                 \
                "{" REGS "}, "                                                                                  \
-               "%" DESC_A ", %" DESC_B ", p, 1, 1, 0, " TRANS_B ";\n}\n"                                        \
+               "%" DESC_A ", %" DESC_B ", p, 1, 1, " TRANS_A ", " TRANS_B ";\n}\n"                               \
                : OPERANDS(d)                                                                                   \
                : "l"(desc_a), "l"(desc_b), "r"(scale_d))
 #define FRAGLAB_WGMMA_M64NK32_E4M3(N, REGS, OPERANDS, DESC_A, DESC_B, PRED)                                    \
@@ -227,48 +233,74 @@ struct IsSame<A, A> {
                "%" DESC_A ", %" DESC_B ", p, 1, 1;\n}\n"                                                        \
                : OPERANDS(d)                                                                                   \
                : "l"(desc_a), "l"(desc_b), "r"(scale_d))
+// 16-bit: one instruction text per (A order, B order): imm-trans-a = 1 for an MN-major A, imm-trans-b = 1 for an
+// MN-major B (the transpose bits are immediates in the instruction, so each pair is its own asm literal).
+#define FRAGLAB_WGMMA_M64NK16_ORDERS(N, TY, REGS, OPERANDS, DESC_A, DESC_B, PRED)                              \
+  if constexpr (AMNMajor && BKMajor) {                                                                         \
+    FRAGLAB_WGMMA_M64NK16(N, TY, "1", "0", REGS, OPERANDS, DESC_A, DESC_B, PRED);                              \
+  } else if constexpr (AMNMajor) {                                                                             \
+    FRAGLAB_WGMMA_M64NK16(N, TY, "1", "1", REGS, OPERANDS, DESC_A, DESC_B, PRED);                              \
+  } else if constexpr (BKMajor) {                                                                              \
+    FRAGLAB_WGMMA_M64NK16(N, TY, "0", "0", REGS, OPERANDS, DESC_A, DESC_B, PRED);                              \
+  } else {                                                                                                     \
+    FRAGLAB_WGMMA_M64NK16(N, TY, "0", "1", REGS, OPERANDS, DESC_A, DESC_B, PRED);                              \
+  }
 #define FRAGLAB_WGMMA_M64N_ANY(N, REGS, OPERANDS, DESC_A, DESC_B, PRED)                                       \
   if constexpr (IsSame<T, __nv_fp8_e4m3>::value) {                                                             \
-    static_assert(BKMajor, "8-bit operands are K-major only");                                                 \
+    static_assert(BKMajor && !AMNMajor, "8-bit operands are K-major only");                                    \
     FRAGLAB_WGMMA_M64NK32_E4M3(N, REGS, OPERANDS, DESC_A, DESC_B, PRED);                                       \
-  } else if constexpr (IsSame<T, __nv_bfloat16>::value && BKMajor) {                                           \
-    FRAGLAB_WGMMA_M64NK16(N, "bf16", "0", REGS, OPERANDS, DESC_A, DESC_B, PRED);                               \
   } else if constexpr (IsSame<T, __nv_bfloat16>::value) {                                                      \
-    FRAGLAB_WGMMA_M64NK16(N, "bf16", "1", REGS, OPERANDS, DESC_A, DESC_B, PRED);                               \
-  } else if constexpr (BKMajor) {                                                                              \
-    FRAGLAB_WGMMA_M64NK16(N, "f16", "0", REGS, OPERANDS, DESC_A, DESC_B, PRED);                                \
+    FRAGLAB_WGMMA_M64NK16_ORDERS(N, "bf16", REGS, OPERANDS, DESC_A, DESC_B, PRED)                              \
   } else {                                                                                                     \
-    FRAGLAB_WGMMA_M64NK16(N, "f16", "1", REGS, OPERANDS, DESC_A, DESC_B, PRED);                                \
+    FRAGLAB_WGMMA_M64NK16_ORDERS(N, "f16", REGS, OPERANDS, DESC_A, DESC_B, PRED)                               \
   }
 
-template <class T, bool BKMajor>
+// 96 accumulator registers (m64n192): the runtime header's 64 and 32 more
+#define FRAGLAB_WGMMA_F32_OPERANDS_96(d)                                                                       \
+  FRAGLAB_WGMMA_F32_OPERANDS_64(d), FRAGLAB_WGMMA_F32x8(d, 64), FRAGLAB_WGMMA_F32x8(d, 72),                    \
+      FRAGLAB_WGMMA_F32x8(d, 80), FRAGLAB_WGMMA_F32x8(d, 88)
+#define FRAGLAB_WGMMA_REGS_96                                                                                  \
+  FRAGLAB_WGMMA_REGS_64 ", "                                                                                   \
+  "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "                           \
+  "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95"
+
+template <class T, bool BKMajor, bool AMNMajor>
 __device__ __forceinline__ void wgmma_m64n64(float* d, unsigned long long desc_a, unsigned long long desc_b, int scale_d) {
   FRAGLAB_WGMMA_M64N_ANY(64, FRAGLAB_WGMMA_REGS_32, FRAGLAB_WGMMA_F32_OPERANDS_32, "32", "33", "34")
 }
 
-template <class T, bool BKMajor>
+template <class T, bool BKMajor, bool AMNMajor>
 __device__ __forceinline__ void wgmma_m64n128(float* d, unsigned long long desc_a, unsigned long long desc_b, int scale_d) {
   FRAGLAB_WGMMA_M64N_ANY(128, FRAGLAB_WGMMA_REGS_64, FRAGLAB_WGMMA_F32_OPERANDS_64, "64", "65", "66")
 }
 
-template <class T, bool BKMajor>
+template <class T, bool BKMajor, bool AMNMajor>
+__device__ __forceinline__ void wgmma_m64n192(float* d, unsigned long long desc_a, unsigned long long desc_b, int scale_d) {
+  FRAGLAB_WGMMA_M64N_ANY(192, FRAGLAB_WGMMA_REGS_96, FRAGLAB_WGMMA_F32_OPERANDS_96, "96", "97", "98")
+}
+
+template <class T, bool BKMajor, bool AMNMajor>
 __device__ __forceinline__ void wgmma_m64n256(float* d, unsigned long long desc_a, unsigned long long desc_b, int scale_d) {
   FRAGLAB_WGMMA_M64N_ANY(256, FRAGLAB_WGMMA_REGS_128, FRAGLAB_WGMMA_F32_OPERANDS_128, "128", "129", "130")
 }
 #undef FRAGLAB_WGMMA_M64N_ANY
+#undef FRAGLAB_WGMMA_M64NK16_ORDERS
 #undef FRAGLAB_WGMMA_M64NK32_E4M3
 #undef FRAGLAB_WGMMA_M64NK16
 
-// One step of 32 bytes of K (the descriptors advance 32 bytes along the swizzled rows per step).
-template <int BN, class T, bool BKMajor>
+// One step of 32 bytes of K (the descriptors advance 32 bytes along the swizzled rows per step, or 16 rows of an
+// MN-major operand).
+template <int BN, class T, bool BKMajor, bool AMNMajor>
 __device__ __forceinline__ void wgmma_tile_step(float* d, unsigned long long desc_a, unsigned long long desc_b,
                                                 int scale_d) {
   if constexpr (BN == 256) {
-    wgmma_m64n256<T, BKMajor>(d, desc_a, desc_b, scale_d);
+    wgmma_m64n256<T, BKMajor, AMNMajor>(d, desc_a, desc_b, scale_d);
+  } else if constexpr (BN == 192) {
+    wgmma_m64n192<T, BKMajor, AMNMajor>(d, desc_a, desc_b, scale_d);
   } else if constexpr (BN == 128) {
-    wgmma_m64n128<T, BKMajor>(d, desc_a, desc_b, scale_d);
+    wgmma_m64n128<T, BKMajor, AMNMajor>(d, desc_a, desc_b, scale_d);
   } else {
-    wgmma_m64n64<T, BKMajor>(d, desc_a, desc_b, scale_d);
+    wgmma_m64n64<T, BKMajor, AMNMajor>(d, desc_a, desc_b, scale_d);
   }
 }
 
@@ -498,7 +530,8 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
                                                 float alpha, float beta, float leaky_slope,
                                                 const float* __restrict__ C, const float* __restrict__ bias,
                                                 OutT* __restrict__ D, float* __restrict__ Z,
-                                                const float* __restrict__ scale_a, const float* __restrict__ scale_b) {
+                                                const float* __restrict__ scale_a, const float* __restrict__ scale_b,
+                                                int a_mn_major) {
   constexpr int ClusterM = Tile::ClusterM;
   constexpr int BM = Tile::BM;
   constexpr int BN = Tile::BN;
@@ -580,7 +613,16 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
           unsigned char* stage = smem + s * Tile::kStageBytes;
           // The stage fills with this block's A and all of B (half of it multicast by the other block).
           mbar_arrive_expect_tx(&full[s], has_rows ? Tile::kStageBytes : Tile::kStageBytes - Tile::kABytes);
-          if (has_rows) tma_load_2d(stage, &tma_a, kb * kBlockK, tm * BM, &full[s]);
+          if (has_rows && sizeof(T) == 2 && a_mn_major) {
+            // A given as K x M (row-major; an M x K column-major array): BM / 64 boxes of (K64 rows, M64), laid
+            // out like an MN-major B's blocks
+#pragma unroll
+            for (int j = 0; j < BM / 64; ++j) {
+              tma_load_2d(stage + j * Tile::kBBlockBytes, &tma_a, tm * BM + j * 64, kb * kBK, &full[s]);
+            }
+          } else if (has_rows) {
+            tma_load_2d(stage, &tma_a, kb * kBlockK, tm * BM, &full[s]);
+          }
           if constexpr (BKMajor) {
             // B given as N x K (row-major): one (BN rows, K64) box, laid out like A
             tma_load_2d(stage + Tile::kABytes, &tma_b, kb * kBlockK, tn * BN, &full[s]);
@@ -658,27 +700,43 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
         ++turns;
       }
       int it = local * k_blocks;  // ring position of this tile's first K-block (the producer's order)
-      for (int kb = 0; kb < k_blocks; ++kb, ++it) {
-        const int s = it % Stages;
-        mbar_wait(&full[s], (it / Stages) & 1);
-        const unsigned a_base = smem_u32(smem + s * Tile::kStageBytes) + a_row_offset * kSwizzleBytes;
-        const unsigned b_base = smem_u32(smem + s * Tile::kStageBytes + Tile::kABytes);
-        wgmma_fence();
+      // A's order is a launch parameter (one instantiation serves both): one uniform branch per tile between two
+      // copies of the K loop, which differ only in A's descriptor and the imm-trans-a bit; the row-major copy is
+      // the loop as it was (same D bit for bit, 756 TFLOP/s at 4096^3 either way).
+      auto k_loop = [&](auto a_order) {
+        constexpr bool kAMN = decltype(a_order)::value;
+        for (int kb = 0; kb < k_blocks; ++kb, ++it) {
+          const int s = it % Stages;
+          mbar_wait(&full[s], (it / Stages) & 1);
+          const unsigned a_base = smem_u32(smem + s * Tile::kStageBytes) + a_row_offset * kSwizzleBytes;
+          const unsigned b_base = smem_u32(smem + s * Tile::kStageBytes + Tile::kABytes);
+          wgmma_fence();
 #pragma unroll
-        for (int kk = 0; kk < kSteps; ++kk) {
-          // A and a K-major B: a step is 32 bytes along the swizzled 128-byte row, 8-row atoms 1024 bytes apart;
-          // an MN-major B (16-bit): k16 = 16 rows of 128 bytes.
-          const unsigned long long desc_b = BKMajor ? smem_desc(b_base + kk * 32, 16, 1024)
-                                                    : smem_desc(b_base + kk * 16 * kSwizzleBytes, BOff::kLbo, BOff::kSbo);
+          for (int kk = 0; kk < kSteps; ++kk) {
+            // A and a K-major B: a step is 32 bytes along the swizzled 128-byte row, 8-row atoms 1024 bytes apart;
+            // an MN-major A or B (16-bit): k16 = 16 rows of 128 bytes, 64-element blocks kBBlockBytes apart.
+            const unsigned long long desc_b =
+                BKMajor ? smem_desc(b_base + kk * 32, 16, 1024)
+                        : smem_desc(b_base + kk * 16 * kSwizzleBytes, BOff::kLbo, BOff::kSbo);
 #pragma unroll
-          for (int mm = 0; mm < kMmaM; ++mm) {
-            wgmma_tile_step<BN, T, BKMajor>(acc[mm], smem_desc(a_base + mm * 64 * kSwizzleBytes + kk * 32, 16, 1024),
-                                            desc_b, (kb > 0 || kk > 0) ? 1 : 0);
+            for (int mm = 0; mm < kMmaM; ++mm) {
+              // m64 rows of A: one 8 KB block either way (64 rows of 128 bytes, or 64 K-rows of 64 elements)
+              const unsigned a_rows = a_base + mm * 64 * kSwizzleBytes;
+              const unsigned long long desc_a =
+                  kAMN ? smem_desc(a_rows + kk * 16 * kSwizzleBytes, BOff::kLbo, BOff::kSbo)
+                       : smem_desc(a_rows + kk * 32, 16, 1024);
+              wgmma_tile_step<BN, T, BKMajor, kAMN>(acc[mm], desc_a, desc_b, (kb > 0 || kk > 0) ? 1 : 0);
+            }
           }
+          wgmma_commit();
+          wgmma_wait<1>();  // the previous K-block's group is done: its stage can be refilled
+          if (kb > 0) release((it - 1) % Stages);
         }
-        wgmma_commit();
-        wgmma_wait<1>();  // the previous K-block's group is done: its stage can be refilled
-        if (kb > 0) release((it - 1) % Stages);
+      };
+      if (sizeof(T) == 2 && a_mn_major) {
+        k_loop(BoolConstant<sizeof(T) == 2>{});   // never instantiated true for 8-bit T (K-major only)
+      } else {
+        k_loop(BoolConstant<false>{});
       }
       if constexpr (Tile::PingPong) {
         if (warp_leader) mbar_arrive(&turn[1 - consumer]);
@@ -715,10 +773,11 @@ __global__ void __launch_bounds__(kThreads, 1)
                       const __grid_constant__ TmaMap tma_d, const __grid_constant__ TmaMap tma_bias, int M, int N,
                       int K, float alpha, float beta, float leaky_slope, const float* __restrict__ C,
                       const float* __restrict__ bias, OutT* __restrict__ D, float* __restrict__ Z,
-                      const float* __restrict__ scale_a, const float* __restrict__ scale_b) {
+                      const float* __restrict__ scale_a, const float* __restrict__ scale_b, int a_mn_major) {
   static_assert(Tile::ClusterM == 1, "clustered tiles launch gemm_wgmma_cluster_kernel");
   gemm_wgmma_body<Tile, Epi, T, OutT, BSwapOffsets, BKMajor>(tma_a, tma_b, tma_d, tma_bias, M, N, K, alpha, beta,
-                                                             leaky_slope, C, bias, D, Z, scale_a, scale_b);
+                                                             leaky_slope, C, bias, D, Z, scale_a, scale_b,
+                                                             a_mn_major);
 }
 
 template <class Tile, class Epi, class T, class OutT, bool BSwapOffsets = false, bool BKMajor = false>
@@ -727,10 +786,12 @@ __global__ void __launch_bounds__(kThreads, 1) __cluster_dims__(Tile::ClusterM, 
                               const __grid_constant__ TmaMap tma_d, const __grid_constant__ TmaMap tma_bias, int M,
                               int N, int K, float alpha, float beta, float leaky_slope, const float* __restrict__ C,
                               const float* __restrict__ bias, OutT* __restrict__ D, float* __restrict__ Z,
-                              const float* __restrict__ scale_a, const float* __restrict__ scale_b) {
+                              const float* __restrict__ scale_a, const float* __restrict__ scale_b,
+                              int a_mn_major) {
   static_assert(Tile::ClusterM > 1, "one-block tiles launch gemm_wgmma_kernel");
   gemm_wgmma_body<Tile, Epi, T, OutT, BSwapOffsets, BKMajor>(tma_a, tma_b, tma_d, tma_bias, M, N, K, alpha, beta,
-                                                             leaky_slope, C, bias, D, Z, scale_a, scale_b);
+                                                             leaky_slope, C, bias, D, Z, scale_a, scale_b,
+                                                             a_mn_major);
 }
 
 }  // namespace wgmma_gemm

@@ -33,10 +33,15 @@ def test_row_pitch_of_a_b_and_out_is_read_not_copied():
     plan = torch_road.signature_plan(t(64, 512), t(80, 520)[:64, :512].t())   # column-major B with a pitch
     assert (plan.ldb, plan.b_order) == (520, "F")
     assert plan.strided and not torch_road.signature_plan(t(8, 8), t(8, 8)).strided
+    plan = torch_road.signature_plan(t(32, 64).t(), t(32, 16))   # column-major A (x.t()): read as it is
+    assert (plan.a_order, plan.lda, plan.m, plan.k) == ("F", 0, 64, 32)
+    plan = torch_road.signature_plan(t(32, 72)[:, :64].t(), t(32, 16))   # column-major A, columns 72 apart
+    assert (plan.a_order, plan.lda) == ("F", 72) and plan.strided
 
 
 @pytest.mark.parametrize("make,argument,fragment", [
-    (lambda: dict(a=t(64, 32).t(), b=t(64, 16)), "a", "column-major"),
+    (lambda: dict(a=torch.empty(64, 32, dtype=torch.float8_e4m3fn).t(),
+                  b=torch.empty(16, 64, dtype=torch.float8_e4m3fn).t()), "a", "K-major"),   # 8-bit: no transpose
     (lambda: dict(a=t(16, 64)[:, ::2], b=t(32, 16)), "a", "unit stride"),
     (lambda: dict(a=t(16, 37)[:, :32], b=t(32, 16)), "a", "16 bytes"),   # a row pitch of 74 bytes
     (lambda: dict(a=t(16, 32), b=t(32, 40)[:, ::2]), "b", "unit stride"),

@@ -33,8 +33,13 @@ def test_rule_sector_misaligned_rows_turns_promotion_off_and_keeps_the_big_tile(
     # 3000 f16 elements are 6000 bytes: 16-byte aligned (TMA takes it), not 32 (every other row starts mid-sector)
     assert schedule.row_pitches(3000, 3000, 3000, "f16", "C", "f16") == (6000, 6000, 6000)
     s = schedule.choose(3000, 3000, 3000, "f16", "C", "f16")
-    assert (s.tile, s.rule, s.l2_promotion) == ("128x256", "sector_misaligned_rows", "none")
-    assert schedule.choose(5000, 3000, 2000, "f16", "C", "f16").rule == "sector_misaligned_rows"
+    # 128x192: 384 tiles, 2.91 waves (measured 419 against 128x256's 386 with promotion off)
+    assert (s.tile, s.rule, s.l2_promotion) == ("128x192", "sector_misaligned_rows", "none")
+    assert schedule.choose(3000, 3000, 3000, "e4m3", "F", "f16").tile == "128x256"   # n192 unmeasured for fp8
+    s = schedule.choose(5000, 3000, 2000, "f16", "C", "f16")   # 480 tiles of 128x256 (466), 640 of 128x192 (459)
+    assert (s.tile, s.rule) == ("128x256", "sector_misaligned_rows")
+    s = schedule.choose(1000, 1000, 1000, "f16", "C", "f16")   # 64 tiles of 128x128 (169), 48 of 128x192 (148)
+    assert (s.tile, s.rule) == ("128x128", "sector_misaligned_rows")
     # D alone misaligned counts too (the TMA store: B^T rows are K = 4096 here); an f32 D of 3000 columns is
     # 12000 bytes: aligned
     assert schedule.choose(4096, 3000, 4096, "f16", "F", "f16").rule == "sector_misaligned_rows"
@@ -45,17 +50,22 @@ def test_rule_sector_misaligned_rows_turns_promotion_off_and_keeps_the_big_tile(
     assert (s.tile, s.l2_promotion) == ("128x64", "none")
 
 
-def test_rule_waves_picks_by_wave_efficiency_times_rate():
-    # 3072^3: 288 tiles of 128x256 (2.18 waves, efficiency 0.73) against 576 of 128x128 (4.36, 0.87 x 0.86)
+def test_rule_waves_picks_by_useful_share_times_rate():
+    # 3072^3: 288 tiles of 128x256 (2.18 waves, efficiency 0.73), 576 of 128x128 (4.36, 0.87 x 0.86), 384 of
+    # 128x192 (2.91, 0.97 x 0.92)
     assert schedule.wave_efficiency(288) == pytest.approx(288 / 396)
+    assert schedule.useful_share(3072, 3072, 128, 192) == pytest.approx(384 / 396)
+    # 3000^3 on 128x256: 24 x 12 tiles in 3 waves, each tile 3000/3072 of its columns used
+    assert schedule.useful_share(3000, 3000, 128, 256) == pytest.approx(3000 * 3000 / (3 * 132 * 128 * 256))
     s = schedule.choose(3072, 3072, 3072)
-    assert (s.tile, s.rule, s.l2_promotion) == ("128x128", "waves", "256B")
+    assert (s.tile, s.rule, s.l2_promotion) == ("128x192", "waves", "256B")
+    assert schedule.choose(3072, 3072, 3072, "e4m3", "F").tile == "128x128"   # no 128x192 for 8-bit inputs
     for m, n in ((2048, 2048), (4096, 4096), (8192, 8192), (4095, 4096), (1000, 4096), (4096, 14336)):
         assert schedule.choose(m, n, 4096).tile == "128x256", (m, n)
     # 1000^3 and 1024^3: 64 tiles of 128x128 (0.48 of a wave) beat 128 of 128x64 (measured 175 / 148)
     assert schedule.choose(1024, 1024, 1024).tile == "128x128"
     assert schedule.choose(1000, 1000, 1000, "f16", "C", "f32").tile == "128x128"   # f32 D: 4000-byte rows
-    # a tie in score goes to the larger tile (2560^2: both 0.76 of their waves)
+    # 2560^2: 200 tiles of 128x256 fill 0.76 of two waves; 128x192 (280 tiles, 3 waves) 0.67 x 0.92
     assert schedule.choose(2560, 2560, 2560).tile == "128x256"
 
 
@@ -67,13 +77,28 @@ def test_rule_few_tiles_takes_the_smallest_tile():
 
 
 def test_sm_count_enters_the_waves():
-    # on a 66-SM part 3072^3's 288 tiles of 128x256 are 4.36 waves (0.87): the big tile wins again
-    assert schedule.choose(3072, 3072, 3072, sm_count=66).tile == "128x256"
+    # on a 66-SM part 3072^3's 288 tiles of 128x256 are 4.36 waves (0.87): the big tile beats 128x128 again
+    assert schedule.choose(3072, 3072, 3072, "e4m3", "F", sm_count=66).tile == "128x256"
+    assert schedule.choose(3072, 3072, 3072, "e4m3", "F").tile == "128x128"
+
+
+def test_a_column_major_a_counts_its_rows_of_m():
+    # A column-major: its rows in memory are M long (3000 x 2 = 6000 bytes, 16 mod 32; 3008: aligned)
+    assert schedule.row_pitches(3000, 4096, 4096, "f16", "C", "f16", "F") == (6000, 8192, 8192)
+    assert schedule.choose(3000, 4096, 4096, "f16", "C", "f16", a_order="F").rule == "sector_misaligned_rows"
+    assert schedule.choose(3000, 4096, 4096, "f16", "C", "f16").rule == "waves"
+    assert schedule.choose(3008, 4096, 4096, "f16", "C", "f16", a_order="F").rule == "waves"
+
+
+def test_the_sixteen_bit_tile_is_compiled_for_sixteen_bit_inputs_only():
+    specs = wgmma.all_specs()
+    assert {s.dtype for s in specs if s.tile == "128x192"} == set(wgmma.DTYPES)
+    assert set(wgmma.SIXTEEN_BIT_TILES) == set(schedule.SIXTEEN_BIT_ONLY) <= set(wgmma.TILES)
 
 
 def test_launcher_takes_the_schedule_and_a_forced_tile_keeps_the_promotion():
     spec = wgmma.spec_for("f16", 3000, 3000, 3000, out_dtype="f16")
-    assert (spec.tile, spec.l2_promotion) == ("128x256", "none")
+    assert (spec.tile, spec.l2_promotion) == ("128x192", "none")
     spec = wgmma.spec_for("f16", 3000, 3000, 3000, out_dtype="f16", tile="128x128")
     assert (spec.tile, spec.l2_promotion) == ("128x128", "none")
     assert wgmma.spec_for("e4m3", 16, 4096, 4096, b_order="F").tile == "64x256p"
