@@ -14,6 +14,8 @@
 #   bench     `fraglab peak` (burst and sustained), `fraglab gemm --wgmma|--wmma|--simt --bench` (JSON and plot in
 #             $OUT), the awkward shapes (benchmarks/wgmma_suite.py), the per-call cost (benchmarks/gemm_call_cost.py)
 #   sass      registers, spills and SASS counts of the GEMM kernels (benchmarks/wgmma_sass.py, scripts/wmma_sass.py)
+#   skinny    the skinny GEMM's GPU tests (and the GEMM road's), compute-sanitizer memcheck/racecheck/synccheck
+#             (benchmarks/skinny_sanitize.py), the decode shapes against wgmma and torch (benchmarks/skinny_decode.py)
 # Environment: OUT (default /tmp/out), JOBS (pytest workers, default 12), SIZES (bench sizes, default
 # 1024,2048,4096,8192), TESTS (test paths). A failing step is reported and the next one still runs; the exit status
 # is 1 when any step failed.
@@ -93,6 +95,20 @@ stage_bench() {
     step call_cost 120 python3 benchmarks/gemm_call_cost.py --json "$OUT/call_cost.json"
 }
 
+stage_skinny() {
+    # the skinny GEMM (issue 25 item 2): GPU tests, the three sanitizers, the decode shapes against wgmma and torch
+    step pytest_skinny 240 python3 -m pytest -q -m gpu -p no:cacheprovider -n 8 --timeout 200 -rfE --tb=short \
+        tests/gemm/test_skinny.py tests/gemm/test_gemm_api_gpu.py tests/gemm/test_torch_gpu.py
+    step sanitize_skinny 240 bash -c "for t in memcheck racecheck synccheck; do echo == \$t; $SAN --tool \$t \
+        python3 benchmarks/skinny_sanitize.py || exit 9; done"
+    step bench_skinny 200 python3 benchmarks/skinny_decode.py
+    step bench_skinny_bf16 120 python3 benchmarks/skinny_decode.py --dtype bf16 --orders F --m 1,16,32
+    step shapes_decode_F 200 python3 -m fraglab gemm --bench --shapes decode --act relu --bias per_n --out-dtype f16 \
+        --json "$OUT/shapes_decode_F.json"
+    step shapes_decode_C 200 python3 -m fraglab gemm --bench --shapes decode --act relu --bias per_n --out-dtype f16 \
+        --b-order C
+}
+
 stage_sass() {
     mkdir -p /tmp/sass
     step sass_wgmma 300 python3 benchmarks/wgmma_sass.py /tmp/sass --acts none,relu,gelu 128x256 128x128
@@ -103,7 +119,7 @@ stages=("$@")
 [ ${#stages[@]} -eq 0 ] && stages=(tests sanitize)
 for name in "${stages[@]}"; do
     if ! declare -F "stage_$name" >/dev/null; then
-        echo "device.sh: invalid stage '$name': valid stages are env, tests, sanitize, probes, capture, bench, sass" >&2
+        echo "device.sh: invalid stage '$name': valid stages are env, tests, sanitize, probes, capture, bench, sass, skinny" >&2
         exit 2
     fi
 done

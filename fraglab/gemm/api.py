@@ -17,6 +17,7 @@ from ..memo import BoundedMemo
 from ..runtime import gpu
 from . import cast as gemm_cast
 from . import simt as gemm_simt
+from . import skinny as gemm_skinny
 from . import wgmma as gemm_wgmma
 from . import wmma as gemm_wmma
 from .torch_road import current_stream, torch_gemm, torch_module
@@ -241,6 +242,9 @@ def check_row_pitch_store(plan: GemmPlan, spec) -> None:
 def _make_spec(key):
     family, plan, tile, aligned, scaled = key
     if family == "wgmma":
+        skinny = gemm_skinny.planned(plan, tile, scaled, _sm_count())   # small M: the skinny GEMM's rule
+        if skinny is not None:
+            return skinny
         if tile is not None and tile not in gemm_wgmma.ALL_TILES:
             raise GemmArgumentError("tile", f"{tile!r} is not valid for wgmma: choose one of "
                                             f"{', '.join(gemm_wgmma.ALL_TILES)}")
@@ -264,6 +268,8 @@ _SPECS = BoundedMemo(_make_spec, 1024)   # (family, plan, tile, aligned) -> kern
 def _launcher(family, spec, plan, a, b, d, c, bias, z, alpha, beta, leaky_slope,
               scales=(None, None)) -> Callable[[], None]:
     """The bound launch on CuPy's current stream (PreparedGemm enters the caller's stream around it)."""
+    if isinstance(spec, gemm_skinny.SkinnyKernelSpec):
+        return gemm_skinny.bind_plan(spec, plan, a, b, d, c, bias, z, alpha, beta, leaky_slope)
     if family == "wgmma":   # parameters packed once: a call is one cuLaunchKernel
         launch = gemm_wgmma.bind(spec, a, b, d, c=c, bias=bias, z=z, alpha=alpha, beta=beta,
                                  leaky_slope=leaky_slope, sm_count=_sm_count(), lda=plan.lda, ldb=plan.ldb,

@@ -20,6 +20,14 @@ timings in docs/results/h100_2026-11-25b/gemm/):
    4096^3: 746 / 641; 1000^3: 128x128 175, 128x64 148, 128x256 128; rows at 128-byte pitches (18:34 UTC): 3000^3
    128x192 (2.91 waves) 632, 128x128 539, 128x256 515; 5000x3000x2000 128x256 608, 128x192 607, 128x128 526.
 4. `few_tiles`: otherwise 128x64, the most tiles (M = 128, N = 4096, K = 4096: 128x64 212, 128x128 167).
+
+Before these, which kernel (`choose_kernel`, its test in tests/gemm/test_skinny.py):
+`skinny_split_k`: f16 / bf16 with a row-major A go to the skinny GEMM (kernels/gemm/skinny.cu: K split across
+clusters, the weight streamed once) for M <= SKINNY_MAX_M, and up to SKINNY_FEW_TILES_MAX_M where 64x256p would
+have at most SKINNY_FEW_WGMMA_TILES tiles. H100, 2026-11-25, f16, bias + ReLU, D f16, weight column-major, us,
+skinny / 64x256p (benchmarks/skinny_decode.py): M 16 N 4096 K 4096 18.6 / 29.4, N 14336 K 14336 145.0 / 146.0;
+M 64 N 4096 K 4096 26.5 / 29.0, N 11008 K 4096 44.1 / 40.0; M 128 N 11008 K 11008 232.0 / 92.8 (128x128): past 32
+rows the skinny GEMM's mma.sync tiles read A once per 64 columns and lose.
 """
 
 from __future__ import annotations
@@ -40,6 +48,10 @@ _BYTES = {"f16": 2, "bf16": 2, "f32": 4, "e4m3": 1}
 L2_PROMOTIONS = ("none", "64B", "128B", "256B")
 DEFAULT_L2_PROMOTION = "256B"
 RULES = ("one_row_tile", "sector_misaligned_rows", "waves", "few_tiles")
+SKINNY_RULE = "skinny_split_k"   # choose_kernel's one rule
+SKINNY_MAX_M = 32
+SKINNY_FEW_TILES_MAX_M = 64
+SKINNY_FEW_WGMMA_TILES = 16   # 64x256p tiles of N (N <= 4096): an eighth of the SMs busy
 
 
 @dataclass(frozen=True)
@@ -98,5 +110,17 @@ def choose(m: int, n: int, k: int, dtype: str = "f16", b_order: str = "C", out_d
     return Schedule("128x64", DEFAULT_L2_PROMOTION, "few_tiles")
 
 
-__all__ = ["Schedule", "choose", "RULES", "L2_PROMOTIONS", "DEFAULT_L2_PROMOTION", "wave_efficiency", "tile_count", "useful_share",
+def choose_kernel(m: int, n: int, k: int, dtype: str = "f16", b_order: str = "C", out_dtype: str = "f32",
+                  a_order: str = "C") -> str:
+    """'skinny' (kernels/gemm/skinny.cu) or 'wgmma' (the tile `choose` gives): rule `skinny_split_k`."""
+    del k, b_order, out_dtype   # both orders of B, K and D's types measured alike (docs/skinny-gemm.md)
+    if dtype not in ("f16", "bf16") or a_order != "C":
+        return "wgmma"
+    if m <= SKINNY_MAX_M or (m <= SKINNY_FEW_TILES_MAX_M and -(-n // 256) <= SKINNY_FEW_WGMMA_TILES):
+        return "skinny"
+    return "wgmma"
+
+
+__all__ = ["Schedule", "choose", "choose_kernel", "SKINNY_RULE", "SKINNY_MAX_M",
+           "SKINNY_FEW_TILES_MAX_M", "SKINNY_FEW_WGMMA_TILES", "RULES", "L2_PROMOTIONS", "DEFAULT_L2_PROMOTION", "wave_efficiency", "tile_count", "useful_share",
            "row_pitches", "sector_aligned"]

@@ -80,6 +80,10 @@ class TorchRoad:
 
         pa, pb, pd, pc, pbias, pz = pointers
         plan = self.plan
+        if not hasattr(self.spec, "tile_config"):   # the skinny GEMM (gemm/skinny.py)
+            from .skinny import bind_plan
+            return bind_plan(self.spec, plan, _Pointer(pa), _Pointer(pb), _Pointer(pd), _Pointer.of(pc),
+                             _Pointer.of(pbias), _Pointer.of(pz), self.alpha, self.beta, self.leaky_slope)
         return gemm_wgmma.bind(self.spec, _Pointer(pa, (plan.m, plan.k)), _Pointer(pb, (plan.k, plan.n)),
                                _Pointer(pd, self.d_shape), c=_Pointer.of(pc), bias=_Pointer.of(pbias),
                                z=_Pointer.of(pz), alpha=self.alpha, beta=self.beta, leaky_slope=self.leaky_slope,
@@ -238,7 +242,7 @@ def _plan_road(torch, a, b, c, bias, bias_mode, act, alpha, beta, leaky_slope, s
             return False
     spec = api._spec("wgmma", plan, tile, True) if not empty else None
     blocks = 0
-    if spec is not None:
+    if spec is not None and hasattr(spec, "tile_config"):   # the skinny GEMM sizes its own grid
         from . import wgmma as gemm_wgmma
         blocks = gemm_wgmma.launch_blocks(plan.m, plan.n, spec.tile_config, api._sm_count())
     return TorchRoad(torch, plan, spec, device, alpha, beta, leaky_slope, blocks)

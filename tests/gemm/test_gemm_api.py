@@ -14,7 +14,7 @@ import types
 import numpy as np
 import pytest
 
-from fraglab.gemm import api, cast
+from fraglab.gemm import api, cast, schedule
 from fraglab.gemm import simt as gemm_simt
 from fraglab.gemm import wgmma as gemm_wgmma
 from fraglab.gemm import wmma as gemm_wmma
@@ -116,6 +116,8 @@ def fake(monkeypatch):
     monkeypatch.setattr(api, "_SPECS", BoundedMemo(api._make_spec, 1024))
     monkeypatch.setattr(api, "_STREAM_TYPES", ())
     monkeypatch.setattr(cast, "_BF16", None)   # this stand-in has no bfloat16: bf16 travels as uint16 bits
+    # the wgmma road's tests: no M goes to the skinny GEMM (tests/gemm/test_skinny.py has that road)
+    monkeypatch.setattr(schedule, "choose_kernel", lambda *args, **kwargs: "wgmma")
     launched = []
 
     def recorder(name):

@@ -134,3 +134,39 @@ def test_sources_hash_covers_every_cuda_file_in_the_package():
     found = {p.relative_to(kernels_dir()).as_posix() for p in source_files()}
     assert {"apis/wmma.cu", "gemm/wmma.cu", "gemm/simt.cu", "gemm/epilogue.cuh", "bench/peak.cu",
             "bench/peak_wgmma.cu", "smem/bank_probe.cu"} <= found
+
+
+def _skinny_chunks(size=128):
+    from fraglab.gemm import skinny
+
+    names = [s.name() for s in skinny.all_specs()]
+    return [tuple(names[i:i + size]) for i in range(0, len(names), size)]
+
+
+@pytest.mark.parametrize("pair", range(-(-len(_skinny_chunks()) // 2)))
+def test_every_skinny_gemm_instantiation_compiles(pair):
+    """Every instantiation of the skinny GEMM (kernels/gemm/skinny.cu) fraglab can request, through the front end
+    and NVVM for compute_90 (-G: quick), two chunks side by side (NVRTC releases the GIL)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from fraglab.gemm import skinny
+
+    chunks = _skinny_chunks()[2 * pair:2 * pair + 2]
+    with ThreadPoolExecutor(len(chunks)) as pool:
+        results = list(pool.map(lambda names: nvrtc_offline.compile_build(skinny.build_of(names, ("-G",)),
+                                                                          "compute_90"), chunks))
+    for ok, log in results:
+        assert ok, log[-3000:]
+
+
+def test_skinny_gemm_representatives_assemble_without_spills():
+    """Each input type x warp layout x B order with the heaviest epilogue, through ptxas for sm_90: no local
+    memory (a spill would stall the weight stream)."""
+    from fraglab.gemm import skinny
+
+    specs = [skinny.SkinnyKernelSpec(dt, "gelu", "full", True, True, "f32", order, warps)
+             for dt in skinny.DTYPES for order in skinny.B_ORDERS for warps in skinny.WARPS_M]
+    ok, log, cubin = nvrtc_offline.compile_build(skinny.build_of(tuple(s.name() for s in specs),
+                                                                 ("-Xptxas", "-warn-spills")), "sm_90", cubin=True)
+    assert ok, log[-3000:]
+    assert cubin[:4] == b"\x7fELF" and "spill" not in log.lower(), log[-3000:]

@@ -1,0 +1,340 @@
+// The skinny GEMM (M <= 128): D = act(alpha * A @ B (+ beta * C) (+ bias)), split along K inside clusters.
+//
+// A decode GEMM reads the whole weight B once and does almost no arithmetic on it, so the kernel is a weight
+// stream: every block takes a 64-column tile of B and a share of K, copies 64 x 64 blocks of B (and the few rows
+// of A) into a 4-deep cp.async ring with 16-byte copies (B marked evict-first in L2, A evict-last), and feeds
+// mma.sync m16n8k16 (A padded to 16-row tiles: free while the weight's bytes bound the time).
+// The K shares of one tile are the blocks of one thread-block cluster (8 blocks: 8 / splits tiles x splits
+// shares). Each block leaves its f32 partial tile in its own shared memory; after a cluster barrier, block s of
+// a tile sums the partials of all `splits` blocks through distributed shared memory in rank order (the same
+// order every run: deterministic), applies fraglab's Epilogue once and stores D (f32, f16 or bf16) and Z.
+// With one share (splits 1) a block reduces nothing and waits for no other block.
+// No workspace, no counters, no atomics: nothing to allocate or reset, so a launch is graph-capturable as is.
+// Takes K and N multiples of 8, 16-byte aligned rows and pointers (the wgmma family's rule); M 1..128.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include "epilogue.cuh"
+
+namespace fraglab {
+namespace skinny_gemm {
+
+#ifndef FRAGLAB_SKINNY_BN
+#define FRAGLAB_SKINNY_BN 64
+#endif
+#ifndef FRAGLAB_SKINNY_STAGES
+#define FRAGLAB_SKINNY_STAGES 4
+#endif
+#ifndef FRAGLAB_SKINNY_PREFETCH
+#define FRAGLAB_SKINNY_PREFETCH 256   // B's copies ask L2 to fetch 256 bytes (the next stage's half too); 0: 128
+#endif
+
+constexpr int kThreads = 128;         // 4 warps
+constexpr int kBN = FRAGLAB_SKINNY_BN;   // columns of D per tile
+constexpr int kBK = 64;               // K per ring stage
+constexpr int kStages = FRAGLAB_SKINNY_STAGES;
+constexpr int kClusterSize = 8;       // blocks per cluster: (8 / splits) tiles x splits K shares
+constexpr int kRowBytes = kBK * 2;    // a row of A (and of a column-major B) in a stage: 128 bytes
+constexpr int kBStageBytes = kBN * kBK * 2;
+constexpr int kRedPitch = kBN + 8;    // floats per row of the partial tile (+8: half-warp float2 stores conflict-free)
+static_assert(kBN == 64 || kBN == 128, "64- or 128-column tiles");
+
+enum class OutKind : int { F32 = 0, F16 = 1, BF16 = 2 };
+
+__device__ __forceinline__ unsigned smem_address(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+
+// Byte offset of 16-byte chunk `chunk` (0..7) of row `row` in a stage of 128-byte rows: the chunk index XOR the
+// row's low 3 bits, so the 8 rows one ldmatrix phase reads (same logical chunk) hit 8 different bank groups.
+__device__ __forceinline__ unsigned swizzled(int row, int chunk, int row_bytes = kRowBytes) {
+  return static_cast<unsigned>(row * row_bytes + ((chunk ^ (row & 7)) << 4));
+}
+
+__device__ __forceinline__ unsigned long long l2_policy_evict_first() {
+  unsigned long long policy;
+  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+  return policy;
+}
+
+__device__ __forceinline__ unsigned long long l2_policy_evict_last() {
+  unsigned long long policy;
+  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+  return policy;
+}
+
+// 16 bytes global -> shared; `valid` false writes 16 zero bytes and reads nothing (src-size 0).
+__device__ __forceinline__ void copy16(unsigned dst, const void* src, bool valid, unsigned long long policy) {
+  asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2, %3;"
+               ::"r"(dst), "l"(src), "r"(valid ? 16 : 0), "l"(policy) : "memory");
+}
+
+__device__ __forceinline__ void copy16_stream(unsigned dst, const void* src, bool valid, unsigned long long policy) {
+#if FRAGLAB_SKINNY_PREFETCH == 256
+  asm volatile("cp.async.cg.shared.global.L2::cache_hint.L2::256B [%0], [%1], 16, %2, %3;"
+               ::"r"(dst), "l"(src), "r"(valid ? 16 : 0), "l"(policy) : "memory");
+#else
+  copy16(dst, src, valid, policy);
+#endif
+}
+
+__device__ __forceinline__ void copy_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+
+template <int Pending>
+__device__ __forceinline__ void copy_wait() {
+  asm volatile("cp.async.wait_group %0;" ::"n"(Pending) : "memory");
+}
+
+// ldmatrix .x4: lane l gives the row address of row l % 8 of matrix l / 8; register j of thread (g = l / 4,
+// t = l % 4) gets row g, columns 2t and 2t + 1 of matrix j (.trans: row 2t and 2t + 1, column g).
+__device__ __forceinline__ void load_matrix_x4(unsigned (&r)[4], unsigned address) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(address));
+}
+
+__device__ __forceinline__ void load_matrix_x4_trans(unsigned (&r)[4], unsigned address) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(address));
+}
+
+// mma.sync m16n8k16, f32 accumulators. Thread (g = lane / 4, t = lane % 4):
+//   A regs 0..3 -> (row g, k 2t..2t+1), (row g + 8, k 2t..), (row g, k 2t + 8..), (row g + 8, k 2t + 8..)
+//   B regs 0..1 -> (k 2t..2t+1, col g), (k 2t + 8.., col g)
+//   C slots 0..3 -> (row g, col 2t), (row g, col 2t + 1), (row g + 8, col 2t), (row g + 8, col 2t + 1)
+template <class T>
+__device__ __forceinline__ void mma_16816(float (&c)[4], const unsigned (&a)[4], unsigned b0, unsigned b1);
+
+template <>
+__device__ __forceinline__ void mma_16816<__half>(float (&c)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+               "{%0, %1, %2, %3};"
+               : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+template <>
+__device__ __forceinline__ void mma_16816<__nv_bfloat16>(float (&c)[4], const unsigned (&a)[4], unsigned b0,
+                                                         unsigned b1) {
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+               "{%0, %1, %2, %3};"
+               : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+__device__ __forceinline__ unsigned cluster_rank() {
+  unsigned rank;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+  return rank;
+}
+
+__device__ __forceinline__ unsigned cluster_id() {
+  unsigned id;
+  asm volatile("mov.u32 %0, %%clusterid.x;" : "=r"(id));
+  return id;
+}
+
+// Every thread of every block of the cluster (not .aligned: warps may arrive diverged); release/acquire: shared-memory writes before it are seen after it.
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;" ::: "memory");
+}
+
+// Two floats at `local` (an address in this block's shared memory) of the cluster's block `rank`.
+__device__ __forceinline__ float2 load_peer_f2(unsigned local, unsigned rank) {
+  unsigned remote;
+  float2 v;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(local), "r"(rank));
+  asm volatile("ld.shared::cluster.v2.f32 {%0, %1}, [%2];" : "=f"(v.x), "=f"(v.y) : "r"(remote) : "memory");
+  return v;
+}
+
+__device__ __forceinline__ void store_out(void* d, OutKind kind, long long i, float v) {
+  if (kind == OutKind::F32) {
+    static_cast<float*>(d)[i] = v;
+  } else if (kind == OutKind::F16) {
+    static_cast<__half*>(d)[i] = __float2half_rn(v);
+  } else {
+    static_cast<__nv_bfloat16*>(d)[i] = __float2bfloat16_rn(v);
+  }
+}
+
+// Shared memory of a launch (the launcher computes the same: fraglab/gemm/skinny.py smem_bytes): the ring of
+// kStages x (B block + the 16-row tiles of A), which the partial tile reuses after the last stage.
+__host__ __device__ constexpr int stage_bytes(int m_tiles) { return kBStageBytes + m_tiles * 16 * kRowBytes; }
+
+// WarpsM 1: the 4 warps split the tile's columns (16 each) and each computes every 16-row tile of A (M <= 32);
+// WarpsM 4: each warp takes 16-row tiles w and w + 4 and all 64 columns (M <= 128).
+template <class T, int WarpsM, bool BColMajor, class Epi>
+__global__ void __launch_bounds__(kThreads, WarpsM == 1 ? 4 : 2) __cluster_dims__(kClusterSize, 1, 1)
+    gemm_skinny_kernel(const T* __restrict__ a, const T* __restrict__ b, void* __restrict__ d,
+                       const float* __restrict__ c, const float* __restrict__ bias, float* __restrict__ z, int m,
+                       int n, int k, int lda, int ldb, int ldd, int ldc, int ldbias, int ldz, int splits,
+                       int out_kind, float alpha, float beta, float leaky_slope) {
+  static_assert(WarpsM == 1 || WarpsM == 4, "warps along M: 1 (M <= 32) or 4 (M <= 128)");
+  constexpr int kGroups = kBN / 16 / (4 / WarpsM);   // 16-column groups of the tile per warp
+  // B in a stage: column-major, kBN rows (columns n) of 128 bytes along K; row-major, kBK rows (k) of kBN * 2 bytes
+  constexpr int kBRowBytes = BColMajor ? kRowBytes : kBN * 2;
+  constexpr int kBRowChunks = kBRowBytes / 16;
+  constexpr int kTilesPerWarp = 2;  // 16-row tiles of A per warp (at most)
+  extern __shared__ __align__(128) unsigned char smem[];
+
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int wm = warp % WarpsM, wn = warp / WarpsM;
+  const int m_tiles = (m + 15) >> 4;
+  const int a_rows = m_tiles * 16;
+  const int stage = stage_bytes(m_tiles);
+  const int rank = static_cast<int>(cluster_rank());
+  const int group = rank / splits, share = rank % splits;   // which tile of the cluster, which share of K
+  const int tile = static_cast<int>(cluster_id()) * (kClusterSize / splits) + group;
+  const int n0 = tile * kBN;
+  const bool active = n0 < n;   // the last cluster may hold tiles past N: they only join the barriers
+  const int k_blocks = (k + kBK - 1) / kBK;
+  const int kb_begin = static_cast<int>(static_cast<long long>(k_blocks) * share / splits);
+  const int kb_end = static_cast<int>(static_cast<long long>(k_blocks) * (share + 1) / splits);
+  const int count = active ? kb_end - kb_begin : 0;
+  const unsigned long long keep_a = l2_policy_evict_last(), stream_b = l2_policy_evict_first();
+  const unsigned ring = smem_address(smem);
+
+  auto load_stage = [&](int slot, int kb) {
+    const unsigned base = ring + slot * stage;
+    const int k0 = kb * kBK;
+#pragma unroll
+    for (int i = 0; i < kBN * 8 / kThreads; ++i) {   // B: kBN x 64 elements in 16-byte chunks
+      const int idx = tid + i * kThreads, row = idx / kBRowChunks, chunk = idx % kBRowChunks;
+      long long offset;
+      bool valid;
+      if constexpr (BColMajor) {   // rows are columns n of B (N x K in memory), chunks run along K
+        const int col = n0 + row, kk = k0 + chunk * 8;
+        valid = col < n && kk < k;
+        offset = static_cast<long long>(col) * ldb + kk;
+      } else {                     // rows are k (K x N in memory), chunks run along N
+        const int kk = k0 + row, col = n0 + chunk * 8;
+        valid = kk < k && col < n;
+        offset = static_cast<long long>(kk) * ldb + col;
+      }
+      copy16_stream(base + swizzled(row, chunk, kBRowBytes), b + (valid ? offset : 0), valid, stream_b);
+    }
+    for (int idx = tid; idx < a_rows * 8; idx += kThreads) {   // A: the 16-row tiles, rows past M zero
+      const int row = idx >> 3, chunk = idx & 7, kk = k0 + chunk * 8;
+      const bool valid = row < m && kk < k;
+      copy16(base + kBStageBytes + swizzled(row, chunk), a + (valid ? static_cast<long long>(row) * lda + kk : 0),
+             valid, keep_a);
+    }
+  };
+
+  // acc[i][2q + h]: 16-row tile wm + WarpsM * i, 8-column tile 2 * (wn * kGroups + q) + h of the block's tile
+  float acc[kTilesPerWarp][2 * kGroups][4];
+#pragma unroll
+  for (int i = 0; i < kTilesPerWarp; ++i)
+#pragma unroll
+    for (int j = 0; j < 2 * kGroups; ++j)
+#pragma unroll
+      for (int s = 0; s < 4; ++s) acc[i][j][s] = 0.f;
+
+#pragma unroll
+  for (int s = 0; s < kStages - 1; ++s) {
+    if (s < count) load_stage(s, kb_begin + s);
+    copy_commit();
+  }
+  const int j8 = lane >> 3, r8 = lane & 7;   // ldmatrix: this lane addresses row r8 of matrix j8
+  for (int it = 0; it < count; ++it) {
+    copy_wait<kStages - 2>();
+    __syncthreads();   // stage `it` landed for every thread; stage it - 1 is free for the next copy
+    const int next = it + kStages - 1;
+    if (next < count) load_stage(next % kStages, kb_begin + next);
+    copy_commit();
+    const unsigned base = ring + (it % kStages) * stage;
+#pragma unroll
+    for (int ks = 0; ks < kBK / 16; ++ks) {
+      // B fragments of 16-column group g: matrices (cols 0-7, k 0-7), (cols 0-7, k 8-15), (cols 8-15, k 0-7),
+      // (cols 8-15, k 8-15) -> 8-column tile 0 gets regs 0, 1 and tile 1 regs 2, 3
+      unsigned bf[kGroups][4];
+#pragma unroll
+      for (int q = 0; q < kGroups; ++q) {
+        const int g16 = wn * kGroups + q;
+        if constexpr (BColMajor) {
+          load_matrix_x4(bf[q], base + swizzled(16 * g16 + r8 + 8 * (j8 >> 1), 2 * ks + (j8 & 1)));
+        } else {
+          load_matrix_x4_trans(bf[q], base + swizzled(16 * ks + r8 + 8 * (j8 & 1), 2 * g16 + (j8 >> 1), kBRowBytes));
+        }
+      }
+#pragma unroll
+      for (int i = 0; i < kTilesPerWarp; ++i) {
+        const int mt = wm + WarpsM * i;
+        if (mt < m_tiles) {   // warp-uniform
+          // A: matrices (rows 0-7, k 0-7), (rows 8-15, k 0-7), (rows 0-7, k 8-15), (rows 8-15, k 8-15)
+          unsigned af[4];
+          load_matrix_x4(af, base + kBStageBytes + swizzled(16 * mt + r8 + 8 * (j8 & 1), 2 * ks + (j8 >> 1)));
+#pragma unroll
+          for (int q = 0; q < kGroups; ++q) {
+            mma_16816<T>(acc[i][2 * q], af, bf[q][0], bf[q][1]);
+            mma_16816<T>(acc[i][2 * q + 1], af, bf[q][2], bf[q][3]);
+          }
+        }
+      }
+    }
+  }
+  copy_wait<0>();
+  __syncthreads();   // every warp is done with the ring: the partial tile overwrites it
+
+  float* partial = reinterpret_cast<float*>(smem);   // [a_rows][kRedPitch]
+  const int g = lane >> 2, t = lane & 3;
+#pragma unroll
+  for (int i = 0; i < kTilesPerWarp; ++i) {
+    const int mt = wm + WarpsM * i;
+    if (mt < m_tiles) {
+#pragma unroll
+      for (int j = 0; j < 2 * kGroups; ++j) {
+        const int col = 16 * wn * kGroups + 8 * j + 2 * t, row = 16 * mt + g;
+        *reinterpret_cast<float2*>(partial + row * kRedPitch + col) = make_float2(acc[i][j][0], acc[i][j][1]);
+        *reinterpret_cast<float2*>(partial + (row + 8) * kRedPitch + col) = make_float2(acc[i][j][2], acc[i][j][3]);
+      }
+    }
+  }
+  // every share's partial tile is written and visible to the cluster (one share: to this block)
+  if (splits > 1) {
+    cluster_sync();
+  } else {
+    __syncthreads();
+  }
+
+  if (active) {
+    EpilogueParams p;
+    p.alpha = alpha;
+    p.beta = beta;
+    p.leaky_slope = leaky_slope;
+    p.C = c;
+    p.ldc = ldc;
+    p.bias = bias;
+    p.ldbias = ldbias;
+    p.D = nullptr;   // D is stored here in its own type (store_out)
+    p.ldd = ldd;
+    p.Z = z;
+    p.ldz = ldz;
+    const int first = group * splits;
+    const int pairs = m * (kBN / 2);
+    // Column pairs of the tile's M rows, dealt round the tile's blocks; each sums the shares in rank order.
+    for (int pair = share * kThreads + tid; pair < pairs; pair += splits * kThreads) {
+      const int row = pair / (kBN / 2), col = 2 * (pair % (kBN / 2)), nn = n0 + col;
+      if (nn >= n) continue;   // N is even: nn + 1 < N too
+      const unsigned local = smem_address(partial + row * kRedPitch + col);
+      float2 sum = load_peer_f2(local, first);
+      for (int s = 1; s < splits; ++s) {
+        const float2 v = load_peer_f2(local, first + s);
+        sum.x += v.x;
+        sum.y += v.y;
+      }
+      const float values[2] = {sum.x, sum.y};
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        float pre;
+        const float out = Epi::compute(p, row, nn + e, values[e], pre);
+        if constexpr (Epi::kWritesZ) z[flat_index(row, nn + e, ldz)] = pre;
+        store_out(d, static_cast<OutKind>(out_kind), flat_index(row, nn + e, ldd), out);
+      }
+    }
+  }
+  if (splits > 1) cluster_sync();   // no block leaves while another still reads its shared memory
+}
+
+}  // namespace skinny_gemm
+}  // namespace fraglab

@@ -1,0 +1,258 @@
+"""The skinny GEMM (kernels/gemm/skinny.cu, fraglab/gemm/skinny.py): the schedule's rule and the launcher's
+arithmetic on the CPU; on an sm_90 GPU (marked gpu) every split, both B orders, odd sizes, every activation and
+bias mode, C, Z and every D type against the float64 reference, with D and Z poisoned (NaN) before each launch
+and random inputs; determinism, CUDA-graph replay, and the routing through fraglab.gemm."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from fraglab.gemm import schedule, skinny
+from fraglab.gemm.reference import ACT_KINDS, BIAS_MODES, check_result, reference_gemm
+
+
+# ---- CPU: the rule, the split, the sizes ----
+
+@pytest.mark.parametrize("m", [1, 8, 16, 32])
+def test_rule_skinny_split_k_takes_decode_m(m):
+    for n, k in itertools.product((4096, 11008, 14336), repeat=2):
+        for dtype, order in (("f16", "F"), ("bf16", "C")):
+            assert schedule.choose_kernel(m, n, k, dtype, order, dtype) == "skinny"
+    # fp8 (the rowwise-scaled recipe is wgmma's) and a column-major A stay with wgmma
+    assert schedule.choose_kernel(m, 4096, 4096, "e4m3", "F") == "wgmma"
+    assert schedule.choose_kernel(m, 4096, 4096, "f16", "F", "f16", a_order="F") == "wgmma"
+
+
+def test_rule_skinny_split_k_past_32_rows_only_where_wgmma_has_few_tiles():
+    # M 64, N 4096: 16 tiles of 64x256p (measured 29.0 us against the skinny GEMM's 26.5); N 11008: 43 tiles (40.0
+    # against 44.1); M 128 never (232.0 against 128x128's 92.8 at 11008^2)
+    assert schedule.choose_kernel(64, 4096, 14336) == "skinny"
+    assert schedule.choose_kernel(33, 4104, 4096) == "wgmma"      # 17 tiles
+    assert schedule.choose_kernel(64, 11008, 4096) == "wgmma"
+    assert schedule.choose_kernel(65, 4096, 4096) == "wgmma"
+    assert schedule.choose_kernel(128, 4096, 14336) == "wgmma"
+
+
+def test_the_wgmma_schedule_is_left_as_it_was():
+    # choose_kernel comes first; the wgmma tile table still answers for every M (forced tiles, M > 128)
+    assert schedule.choose(16, 4096, 4096, "f16", "F", "f16").tile == "64x256p"
+    assert schedule.SKINNY_RULE not in schedule.RULES
+
+
+def test_splits_fill_the_sms_and_keep_shares_of_k_long():
+    # N 4096: 64 tiles; 4 shares give 256 blocks (1.9 per SM; 2 shares: 128, under one per SM)
+    assert skinny.choose_splits(1, 4096, 4096) == 4
+    assert skinny.choose_splits(16, 11008, 4096) == 2     # 172 tiles: 344 blocks
+    assert skinny.choose_splits(16, 14336, 4096) == 1     # 224 tiles: 1.7 per SM already
+    # a short K keeps one share: 2 shares would hold fewer than MIN_BLOCKS_PER_SPLIT blocks each
+    assert skinny.choose_splits(1, 4096, 8 * 64 * 2 - 64) == 1
+    assert skinny.choose_splits(1, 8, 8 * 64 * 8) == 8    # one tile: the most shares K allows
+    for m, n, k in itertools.product((1, 16, 33, 128), (8, 520, 4096, 11008, 14336), (8, 1000, 4096, 14336)):
+        splits = skinny.choose_splits(m, n, k)
+        assert splits in skinny.SPLITS
+        assert splits == 1 or -(-k // skinny.BK) >= splits * skinny.MIN_BLOCKS_PER_SPLIT
+        blocks = skinny.grid_blocks(n, splits)
+        # whole clusters, and enough of them for every tile's shares
+        assert blocks % skinny.CLUSTER == 0 and blocks * (skinny.CLUSTER // splits) >= skinny.tiles(n) * skinny.CLUSTER
+
+
+def test_shared_memory_holds_the_ring_and_the_partial_tile():
+    for m in range(1, skinny.MAX_M + 1):
+        rows = -(-m // 16) * 16
+        ring = skinny.STAGES * (64 * 64 * 2 + rows * 64 * 2)
+        assert skinny.smem_bytes(m) >= max(ring, rows * 72 * 4)
+        assert skinny.smem_bytes(m) <= 227 * 1024
+
+
+def test_specs_name_one_instantiation_each_and_check_their_arguments():
+    specs = skinny.all_specs()
+    names = {s.name() for s in specs}
+    assert len(names) == len(specs) == 2 * 8 * 4 * 2 * 2 * 2 * 2
+    spec = skinny.spec_for("bf16", 1, 4096, 4096, act="gelu", bias_mode="per_n", out_dtype="f16", b_order="F")
+    assert spec.name() in names and "__nv_bfloat16, 1, true" in spec.name() and spec.tile == "skinny/k4"
+    assert skinny.spec_for("f16", 33, 4096, 4096).warps_m == 4
+    with pytest.raises(ValueError, match="M from 1 to 128"):
+        skinny.spec_for("f16", 129, 4096, 4096)
+    with pytest.raises(ValueError, match="splits 3"):
+        skinny.SkinnyKernelSpec("f16", splits=3)
+    with pytest.raises(ValueError, match="dtype 'e4m3'"):
+        skinny.SkinnyKernelSpec("e4m3")
+
+
+def test_planned_follows_the_rule_and_a_forced_tile():
+    from fraglab.gemm.validate import GemmArgumentError, GemmPlan
+
+    plan = GemmPlan("wgmma", "f16", 16, 4096, 4096, "relu", "per_n", False, False, "f16", "F")
+    assert isinstance(skinny.planned(plan, None, False), skinny.SkinnyKernelSpec)
+    assert skinny.planned(plan, "64x256p", False) is None        # a wgmma tile asked for: wgmma
+    big = GemmPlan("wgmma", "f16", 256, 4096, 4096, "relu", "per_n", False, False, "f16", "F")
+    assert skinny.planned(big, None, False) is None
+    with pytest.raises(GemmArgumentError, match="M <= 128"):
+        skinny.planned(big, skinny.FORCED_TILE, False)
+
+
+# ---- GPU ----
+
+SIZES = [(1, 8, 8), (3, 24, 40), (16, 136, 72), (17, 520, 1000), (32, 200, 1048), (33, 264, 200), (64, 1032, 136),
+         (100, 72, 520), (128, 256, 64), (127, 4096, 1024)]
+COMBOS = list(itertools.product(ACT_KINDS, BIAS_MODES))
+
+
+def _device_matrix(cp, x32, dtype):
+    """(device array of f16 / bf16 bits, exact float64 host copy)."""
+    if dtype == "f16":
+        h = x32.astype(np.float16)
+        return cp.asarray(h), h.astype(np.float64)
+    bits = x32.view(np.uint32)
+    bits = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
+    return cp.asarray(bits), (bits.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+
+
+def _combo(i):
+    act, bias_mode = COMBOS[i]
+    return dict(act=act, bias_mode=bias_mode, beta=0.75 if i % 2 else 0.0, save_z=bool(i % 2),
+                dtype=skinny.DTYPES[i % 2], b_order="CF"[(i // 2) % 2], out_dtype=skinny.OUT_DTYPES[i % 3])
+
+
+@pytest.fixture(scope="module")
+def cp():
+    from concurrent.futures import ThreadPoolExecutor
+
+    from fraglab.runtime import gpu
+
+    cp = gpu.cupy()
+    if gpu.compute_capability() != 90:
+        pytest.skip("the skinny GEMM uses thread-block clusters and is built for sm_90 (H100/H200)")
+    specs = [skinny.SkinnyKernelSpec(dt, "relu", "per_n", False, False, "f32", o, w)
+             for dt, o, w in itertools.product(skinny.DTYPES, skinny.B_ORDERS, skinny.WARPS_M)]
+    specs += [skinny.SkinnyKernelSpec(c["dtype"], c["act"], c["bias_mode"], bool(c["beta"]), c["save_z"], "f32",
+                                      c["b_order"], w) for c in map(_combo, range(len(COMBOS))) for w in skinny.WARPS_M]
+    with ThreadPoolExecutor(16) as pool:
+        list(pool.map(gpu.module, dict.fromkeys(s.build() for s in specs)))
+    return cp
+
+
+def run_case(cp, m, n, k, dtype="f16", *, b_order="C", act="relu", bias_mode="per_n", beta=0.0, save_z=False,
+             out_dtype="f32", splits=None, seed=0, alpha=1.5, leaky_slope=0.05):
+    rng = np.random.default_rng(seed)
+    a, a64 = _device_matrix(cp, rng.uniform(-1, 1, (m, k)).astype(np.float32), dtype)
+    b, b64 = _device_matrix(cp, rng.uniform(-1, 1, (k, n)).astype(np.float32), dtype)
+    if b_order == "F":
+        b = cp.asfortranarray(b)
+    shape = {"none": None, "per_m": (m,), "per_n": (n,), "full": (m, n)}[bias_mode]
+    bias = rng.uniform(-1, 1, shape).astype(np.float32) if shape else None
+    c = rng.uniform(-1, 1, (m, n)).astype(np.float32) if beta else None
+    d_type = {"f32": cp.float32, "f16": cp.float16, "bf16": cp.uint16}[out_dtype]
+    d = cp.full((m, n), 0xFFFF if out_dtype == "bf16" else np.nan, dtype=d_type)   # NaN in every type
+    z = cp.full((m, n), np.nan, dtype=cp.float32) if save_z else None
+    spec = skinny.spec_for(dtype, m, n, k, act=act, bias_mode=bias_mode, has_c=bool(beta), save_z=save_z,
+                           out_dtype=out_dtype, b_order=b_order)
+    if splits is not None:
+        spec = skinny.SkinnyKernelSpec(*[getattr(spec, f) for f in ("dtype", "act", "bias_mode", "has_c", "save_z",
+                                                                     "out_dtype", "b_order", "warps_m")], splits)
+    skinny.bind(spec, a, b, d, m=m, n=n, k=k, c=None if c is None else cp.asarray(c),
+                bias=None if bias is None else cp.asarray(bias), z=z, alpha=alpha, beta=beta,
+                leaky_slope=leaky_slope)()
+    cp.cuda.runtime.deviceSynchronize()
+    d_ref, z_ref = reference_gemm(a64, b64, c=c, bias=bias, bias_mode=bias_mode, act=act, alpha=alpha, beta=beta,
+                                  leaky_slope=leaky_slope)
+    got = d.get()
+    got = (got.astype(np.uint32) << 16).view(np.float32) if out_dtype == "bf16" else got.astype(np.float32)
+    what = f"{m}x{n}x{k} {dtype} B {b_order} {act} {bias_mode} D {out_dtype} splits {spec.splits}"
+    ok, max_abs, rel = check_result(got, d_ref, dtype, z_ref=z_ref if save_z else None, out_dtype=out_dtype, k=k)
+    assert ok, f"D: max abs {max_abs:.3e}, rel {rel:.3e} ({what})"
+    if save_z:
+        ok, max_abs, rel = check_result(z.get(), z_ref, dtype, k=k)
+        assert ok, f"Z: max abs {max_abs:.3e}, rel {rel:.3e} ({what})"
+    return d
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("dtype", skinny.DTYPES)
+@pytest.mark.parametrize("b_order", skinny.B_ORDERS)
+def test_sizes_match_the_reference(cp, size, dtype, b_order):
+    run_case(cp, *size, dtype, b_order=b_order, seed=sum(size))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("splits", skinny.SPLITS)
+@pytest.mark.parametrize("m", [1, 20, 97])
+def test_every_split_of_k_sums_every_share(cp, splits, m):
+    # K = 1000: 16 blocks of 64 (the last 40 long), dealt unevenly over 8 shares too; N 200: tiles past N
+    run_case(cp, m, 200, 1000, "bf16" if m % 2 else "f16", b_order="F" if splits % 4 else "C", splits=splits,
+             seed=splits + m)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("i", range(len(COMBOS)), ids=lambda i: "-".join(COMBOS[i]))
+def test_every_activation_and_bias_mode(cp, i):
+    case = _combo(i)
+    m = (5, 45)[i % 2]
+    run_case(cp, m, 136, 520, case.pop("dtype"), seed=i, **case)
+
+
+@pytest.mark.gpu
+def test_results_are_bitwise_repeatable(cp):
+    first = run_case(cp, 16, 4096, 4096, "f16", b_order="F", out_dtype="f32", seed=5).get()
+    again = run_case(cp, 16, 4096, 4096, "f16", b_order="F", out_dtype="f32", seed=5).get()
+    assert np.array_equal(first, again)
+
+
+@pytest.mark.gpu
+def test_fraglab_gemm_routes_small_m_here_and_captures_in_a_graph(cp):
+    torch = pytest.importorskip("torch")
+    import fraglab
+    from fraglab.gemm.api import prepare
+
+    gen = torch.Generator(device="cuda").manual_seed(3)
+    m, n, k = 16, 1032, 2048
+    w = torch.rand(n, k, generator=gen, device="cuda").half() - 0.5
+    a = torch.rand(m, k, generator=gen, device="cuda").half() - 0.5
+    bias = torch.rand(n, generator=gen, device="cuda")
+    prepared = prepare(a, w.t(), bias=bias, act="gelu", out_dtype="f16")
+    assert isinstance(prepared.kernel_spec, skinny.SkinnyKernelSpec)
+    wide = prepare(torch.rand(130, k, device="cuda").half(), w.t(), bias=bias, act="gelu")
+    assert not isinstance(wide.kernel_spec, skinny.SkinnyKernelSpec)   # M 130: the wgmma kernel
+
+    def reference(x):
+        d, _ = reference_gemm(x.double().cpu().numpy(), w.t().double().cpu().numpy(), bias=bias.cpu().numpy(),
+                              bias_mode="per_n", act="gelu")
+        return d
+
+    out = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float16)
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        fraglab.gemm(a, w.t(), bias=bias, act="gelu", out=out)   # planned and compiled outside the capture
+    torch.cuda.current_stream().wait_stream(stream)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        fraglab.gemm(a, w.t(), bias=bias, act="gelu", out=out)
+    for seed in (1, 2):
+        a.copy_(torch.rand(m, k, generator=gen.manual_seed(seed), device="cuda").half() - 0.5)
+        out.fill_(float("nan"))
+        graph.replay()
+        torch.cuda.synchronize()
+        ok, max_abs, rel = check_result(out.float().cpu().numpy(), reference(a), "f16", out_dtype="f16", k=k)
+        assert ok, f"replay {seed}: max abs {max_abs:.3e}, rel {rel:.3e}"
+
+
+def test_fraglab_gemm_plans_and_binds_the_skinny_kernel_for_small_m(monkeypatch):
+    """The road (gemm/api.py): the wgmma family's plan of a small M becomes the skinny spec, and its launcher is
+    the skinny bind with the plan's sizes (CPU: the bind is recorded, not run)."""
+    from fraglab.gemm import api
+    from fraglab.gemm.validate import GemmPlan
+
+    monkeypatch.setattr(api, "_SM_COUNT", 132)
+    plan = GemmPlan("wgmma", "bf16", 8, 11008, 4096, "silu", "per_n", False, True, "bf16", "C")   # 2 shares
+    spec = api._make_spec(("wgmma", plan, None, True, False))
+    assert isinstance(spec, skinny.SkinnyKernelSpec) and (spec.act, spec.save_z, spec.b_order) == ("silu", True, "C")
+    assert not isinstance(api._make_spec(("wgmma", plan, "128x64", True, False)), skinny.SkinnyKernelSpec)
+    calls = []
+    monkeypatch.setattr(skinny, "bind_plan", lambda *args: calls.append(args) or "bound")
+    assert api._launcher("wgmma", spec, plan, "a", "b", "d", None, "bias", "z", 1.0, 0.0, 0.01) == "bound"
+    assert calls[0][:5] == (spec, plan, "a", "b", "d") and calls[0][6:8] == ("bias", "z")
