@@ -9,14 +9,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from fraglab.bench.call_timing import per_call_us  # noqa: E402
 
 # A new process: import, make inputs, one fraglab.gemm, synchronise; prints the seconds of the call alone.
 FIRST_CALL = """
@@ -29,20 +29,7 @@ fraglab.gemm(a, b, act="relu")
 cp.cuda.runtime.deviceSynchronize()
 print(time.perf_counter() - t0)
 """
-
-
-def per_call_us(fn, sync, calls: int = 300, rounds: int = 5) -> float:
-    """Median over rounds of the host time per call, `calls` calls back to back, then one synchronise."""
-    fn()
-    sync()
-    times = []
-    for _ in range(rounds):
-        t0 = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        sync()
-        times.append((time.perf_counter() - t0) / calls * 1e6)
-    return statistics.median(times)
+CALLS, ROUNDS = 300, 5   # calls back to back per round, rounds (the median kept)
 
 
 def main(argv=None) -> int:
@@ -62,9 +49,9 @@ def main(argv=None) -> int:
     sync = cp.cuda.runtime.deviceSynchronize
     planned = prepare(a, b, act="relu")
     rows = {
-        "cupy.matmul": per_call_us(lambda: cp.matmul(a, b), sync),
-        "fraglab.gemm": per_call_us(lambda: fraglab.gemm(a, b, act="relu"), sync),
-        "prepare(...)() reused": per_call_us(planned, sync),
+        "cupy.matmul": per_call_us(lambda: cp.matmul(a, b), sync, CALLS, ROUNDS),
+        "fraglab.gemm": per_call_us(lambda: fraglab.gemm(a, b, act="relu"), sync, CALLS, ROUNDS),
+        "prepare(...)() reused": per_call_us(planned, sync, CALLS, ROUNDS),
     }
     first = []
     for _ in range(3):  # the first run may fill the disk cache; the others find it warm

@@ -119,10 +119,11 @@ def prepare(a, b, *, c=None, bias=None, bias_mode: Optional[str] = None, act: st
     if plan.a_order == "F" and family != "wgmma":
         a = cp.ascontiguousarray(a)   # and a row-major A (wgmma reads a column-major 16-bit A as it is)
     spec = _spec(family, plan, tile, aligned, scaled)
-    check_row_pitch_store(plan, spec)
     cast = family != "wgmma" and plan.out_dtype != "f32"   # WMMA and SIMT store f32 only
     with gpu.relaxed_capture() if capturing else _NO_STREAM:
         d_kernel = cp.empty((m, n), dtype=cp.float32) if cast else d
+        # the cast writes dense rows: a D with a row pitch gets them through a dense 16-bit scratch
+        d_cast = cp.empty((m, n), dtype=d.dtype) if cast and plan.ldd else d
     launch = _launcher(family, spec, plan, a, b, d_kernel, c_arg, bias_arg, z, alpha, beta, leaky_slope,
                        (scale_a, scale_b))
     if cast:
@@ -130,7 +131,9 @@ def prepare(a, b, *, c=None, bias=None, bias_mode: Optional[str] = None, act: st
 
         def launch():
             kernel_launch()
-            gemm_cast.launch(d_kernel, d, out_dtype_code)   # same (current) stream: ordered after the GEMM
+            gemm_cast.launch(d_kernel, d_cast, out_dtype_code)   # same (current) stream: ordered after the GEMM
+            if d_cast is not d:
+                d[...] = d_cast
     d_result, z_result = d, z
     if out_in is not None:
         d_result = out_in
@@ -171,7 +174,7 @@ def _empty_problem(cp, plan: GemmPlan, a_in, d, z, c, bias, beta, leaky_slope, o
 def gemm(a, b, *, c=None, bias=None, bias_mode: Optional[str] = None, act: str = "none", alpha: float = 1.0,
          beta: float = 0.0, leaky_slope: float = 0.01, save_z: bool = False, out=None, kernel: str = "auto",
          input_dtype: Optional[str] = None, tile: Optional[str] = None, stream=None, out_dtype=None,
-         scale_a=None, scale_b=None):
+         scale_a=None, scale_b=None, z_out=None):
     """D = act(alpha * a @ b (+ beta * c) (+ bias)), one launch; returns D, or (D, Z) with save_z.
 
     a (M, K) and b (K, N): GPU arrays, a row-major, b row-major or column-major (b = w.T of a row-major (N, K)
@@ -189,7 +192,10 @@ def gemm(a, b, *, c=None, bias=None, bias_mode: Optional[str] = None, act: str =
     extra elementwise pass, on the same stream). A bf16 D is CuPy's bfloat16 where it has one, else uint16 bit
     patterns (as the inputs: uint16 when they are).
     Returns `out` when given; else a new CuPy array, or a torch tensor on the same memory when a is a torch tensor
-    (Z likewise, with z_out).
+    (Z likewise, with z_out: an (M, N) float32 array for Z, read with save_z).
+    Leading dimensions: c, a full bias, out and z_out may be row-major views with a row pitch (16-byte rows, e.g.
+    a slice x[:, :n] of a wider array) on every kernel, read and written in place; a and b only on the wgmma kernel
+    (TMA) and the SIMT ladder (gemm/validate.py matrix_layout says the rules, and what no kernel takes).
     kernel: auto (wgmma on sm_90 and wmma elsewhere for f16/bf16, simt for f32) | wgmma | wmma | simt; wgmma
     falls back to wmma with a KernelFallback warning where TMA cannot describe the operands. tile (benchmarks):
     force a wmma tile ("256x128", "128x64") or a wgmma tile (gemm.wgmma.ALL_TILES); default chosen by size.
@@ -202,15 +208,15 @@ def gemm(a, b, *, c=None, bias=None, bias_mode: Optional[str] = None, act: str =
     torch = torch_module()
     # the torch road: no DLPack, D from torch's allocator (rowwise scales take the CuPy road)
     if torch is not None and isinstance(a, torch.Tensor) and scale_a is None and scale_b is None:
-        result = torch_gemm(torch, a, b, c, bias, bias_mode, act, alpha, beta, leaky_slope, save_z, out, None,
+        result = torch_gemm(torch, a, b, c, bias, bias_mode, act, alpha, beta, leaky_slope, save_z, out, z_out,
                             kernel, input_dtype, tile, stream, out_dtype)
         if result is not None:
             return result
     # D, Z and the scratch come from the pool on the stream, and the launch goes there
     with _NO_STREAM if stream is None else _cupy_stream(stream):
         return prepare(a, b, c=c, bias=bias, bias_mode=bias_mode, act=act, alpha=alpha, beta=beta,
-                       leaky_slope=leaky_slope, save_z=save_z, out=out, kernel=kernel, input_dtype=input_dtype,
-                       tile=tile, out_dtype=out_dtype, scale_a=scale_a, scale_b=scale_b)()
+                       leaky_slope=leaky_slope, save_z=save_z, out=out, z_out=z_out, kernel=kernel,
+                       input_dtype=input_dtype, tile=tile, out_dtype=out_dtype, scale_a=scale_a, scale_b=scale_b)()
 
 
 _NO_STREAM = contextlib.nullcontext()   # reusable: entering it does nothing
@@ -230,13 +236,6 @@ def _scales_as_cupy(cp, scale_a, scale_b):
 
     return tuple(x if x is None or isinstance(x, cp.ndarray) else to_cupy(cp, x, name)[0]
                  for x, name in ((scale_a, "scale_a"), (scale_b, "scale_b")))
-
-
-def check_row_pitch_store(plan: GemmPlan, spec) -> None:
-    """A D with a row pitch leaves the wgmma kernel through TMA stores only (the direct stores write at pitch N)."""
-    if plan.ldd and getattr(spec, "store", "tma") != "tma":
-        raise GemmArgumentError("out", f"has a leading dimension of {plan.ldd}; the tile chosen here stores D "
-                                       f"directly at pitch N = {plan.n}: pass a contiguous out")
 
 
 def _make_spec(key):
@@ -273,10 +272,15 @@ def _launcher(family, spec, plan, a, b, d, c, bias, z, alpha, beta, leaky_slope,
     if family == "wgmma":   # parameters packed once: a call is one cuLaunchKernel
         launch = gemm_wgmma.bind(spec, a, b, d, c=c, bias=bias, z=z, alpha=alpha, beta=beta,
                                  leaky_slope=leaky_slope, sm_count=_sm_count(), lda=plan.lda, ldb=plan.ldb,
-                                 ldd=plan.ldd, scale_a=scales[0], scale_b=scales[1])
+                                 ldd=plan.ldd, ldc=plan.ldc, ldbias=plan.ldbias, ldz=plan.ldz, scale_a=scales[0],
+                                 scale_b=scales[1])
     elif family == "wmma":
+        # D's pitch is the kernel's D's: a 16-bit D is cast from a dense f32 scratch
+        pitches = dict(ldc=plan.ldc, ldbias=plan.ldbias, ldd=plan.ldd if plan.out_dtype == "f32" else 0, ldz=plan.ldz)
+
         def launch():
-            gemm_wmma.launch(spec, a, b, d, c=c, bias=bias, z=z, alpha=alpha, beta=beta, leaky_slope=leaky_slope)
+            gemm_wmma.launch(spec, a, b, d, c=c, bias=bias, z=z, alpha=alpha, beta=beta, leaky_slope=leaky_slope,
+                             **pitches)
     else:
         bias_mode, act = plan.bias_mode, plan.act
 

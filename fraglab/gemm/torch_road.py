@@ -3,8 +3,9 @@
 A call reads each tensor's shape, strides, dtype and device into a signature; the first call of a signature
 validates it with gemm/validate.py's rules (the tensors seen through `TensorView`, as CuPy arrays are seen) and
 plans it (`TorchRoad`); later calls of it only read the data pointers, allocate D (and Z) with `torch.empty`
-on the current torch stream, look up the bound launch of those pointers (gemm/wgmma.py `bind`, parameters packed
-once) and launch it there with one cuLaunchKernel (runtime/gpu.py `PackedLaunch.launch_on`).
+on the current torch stream, and launch the road's own bound launch (gemm/wgmma.py `bind`, parameters packed
+once; the addresses that differ from the last call's rewritten in place, `TorchRoad.launch_one_shot`) there with
+one cuLaunchKernel (runtime/gpu.py `PackedLaunch.launch_on`).
 
 What this road does not take (float32 inputs, another GPU than sm_90, operands TMA cannot describe, arrays that
 are not all torch tensors) answers `None`, and fraglab.gemm takes the CuPy road (gemm/interop.py) as before.
@@ -14,6 +15,7 @@ M = 0 or N = 0 give an empty D; K = 0 gives act(beta * C + bias), as torch.addmm
 from __future__ import annotations
 
 import sys
+import threading
 from typing import Any, Optional
 
 import numpy as np
@@ -62,7 +64,7 @@ class TorchRoad:
     launches bound per set of data pointers."""
 
     __slots__ = ("plan", "spec", "d_shape", "d_dtype", "device", "device_index", "save_z", "blocks", "alpha",
-                 "beta", "leaky_slope", "launches", "empty")
+                 "beta", "leaky_slope", "launches", "empty", "moving", "moving_at", "movable", "lock")
 
     def __init__(self, torch, plan: GemmPlan, spec, device, alpha, beta, leaky_slope, blocks):
         self.plan, self.spec = plan, spec
@@ -72,10 +74,37 @@ class TorchRoad:
         self.save_z = plan.save_z
         self.alpha, self.beta, self.leaky_slope = float(alpha), float(beta), float(leaky_slope)
         self.blocks = blocks
-        self.launches = BoundedMemo(self._bind, 64)   # (pa, pb, pd, pc, pbias, pz) -> PackedLaunch
+        self.launches = BoundedMemo(self._bind, 64)   # (pa, pb, pd, pc, pbias, pz) -> PackedLaunch (prepare)
         self.empty = plan.m == 0 or plan.n == 0 or plan.k == 0
+        self.moving = self.moving_at = None   # the one-shot calls' own launch and the addresses it holds now
+        self.movable = _movable_parameters(spec)
+        self.lock = threading.Lock()
 
-    def _bind(self, pointers):
+    def launch_one_shot(self, pointers, handle: int) -> None:
+        """A one-shot call's launch: one of the road's own, bound once, whose addresses follow each call's arrays
+        (a tensor map moved with cuTensorMapReplaceAddress, a pointer rewritten), so a D, Z or A at a new address
+        (kept alive by the caller, saved by autograd) costs no new binding. cuLaunchKernel copies the parameters
+        before it returns; the lock keeps another thread from rewriting them meanwhile."""
+        with self.lock:
+            moving = self.moving
+            if moving is None or self.movable is None:
+                if self.movable is None:   # a kernel without the table (the skinny GEMM): bound per pointers
+                    moving = self.launches[pointers]
+                else:
+                    moving = self.moving = self._bind(pointers, shared=False)
+                    self.moving_at = pointers
+            elif pointers != self.moving_at:
+                held = self.moving_at
+                for slot, index, is_map in self.movable:
+                    if pointers[slot] != held[slot]:
+                        if is_map:
+                            moving.set_map_address(index, pointers[slot])
+                        else:
+                            moving.set_pointer(index, pointers[slot])
+                self.moving_at = pointers
+            moving.launch_on(handle)
+
+    def _bind(self, pointers, shared: bool = True):
         from . import wgmma as gemm_wgmma
 
         pa, pb, pd, pc, pbias, pz = pointers
@@ -87,7 +116,24 @@ class TorchRoad:
         return gemm_wgmma.bind(self.spec, _Pointer(pa, (plan.m, plan.k)), _Pointer(pb, (plan.k, plan.n)),
                                _Pointer(pd, self.d_shape), c=_Pointer.of(pc), bias=_Pointer.of(pbias),
                                z=_Pointer.of(pz), alpha=self.alpha, beta=self.beta, leaky_slope=self.leaky_slope,
-                               grid=self.blocks, lda=plan.lda, ldb=plan.ldb, ldd=plan.ldd)
+                               grid=self.blocks, lda=plan.lda, ldb=plan.ldb, ldd=plan.ldd, ldc=plan.ldc,
+                               ldbias=plan.ldbias, ldz=plan.ldz, shared=shared)
+
+
+def _movable_parameters(spec):
+    """(index in the call's pointers (pa, pb, pd, pc, pbias, pz), parameter index, whether it is a tensor map) of
+    every address a wgmma launch holds; None for another kernel (or none: an empty problem)."""
+    if spec is None or not hasattr(spec, "tile_config"):
+        return None
+    from .wgmma import PARAM_INDEX
+
+    slots = [(0, PARAM_INDEX["map_a"], True), (1, PARAM_INDEX["map_b"], True), (2, PARAM_INDEX["d"], False),
+             (3, PARAM_INDEX["c"], False), (4, PARAM_INDEX["bias"], False), (5, PARAM_INDEX["z"], False)]
+    if spec.store == "tma":
+        slots.append((2, PARAM_INDEX["map_d"], True))
+    if spec.bias_mode in ("per_n", "per_m"):
+        slots.append((4, PARAM_INDEX["map_bias"], True))
+    return tuple(slots)
 
 
 class _Pointer:
@@ -166,10 +212,13 @@ def torch_gemm(torch, a, b, c, bias, bias_mode, act, alpha, beta, leaky_slope, s
             tensor_core_kernel("auto", 90, plan.k, plan.n, pointers, plan.dtype, strided=plan.strided,
                                m=plan.m if plan.a_order == "F" else 0)
             return None
-        launch = road.launches[pointers].launch_on
+        if not prepare_only:
+            road.launch_one_shot(pointers, _RAW_STREAM(road.device_index))   # set by the planning (current_stream)
+            return (d, z) if road.save_z else d
+        launch = road.launches[pointers].launch_on   # a prepared call keeps its own arrays
     if prepare_only:
         return road, d, z, launch
-    launch(_RAW_STREAM(road.device_index))   # set by the road's planning (current_stream)
+    launch(_RAW_STREAM(road.device_index))
     return (d, z) if road.save_z else d
 
 

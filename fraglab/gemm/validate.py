@@ -65,14 +65,18 @@ class GemmPlan:
     save_z: bool
     out_dtype: str = "f32"   # D: "f32" | "f16" | "bf16"
     b_order: str = "C"       # B in memory: "C" row-major, "F" column-major (the wgmma kernel reads it as it is)
-    lda: int = 0             # leading dimensions in elements where they differ from the width (0: dense); only
-    ldb: int = 0             # the wgmma kernel takes them (TMA's row pitch), see `matrix_layout`
-    ldd: int = 0
+    lda: int = 0             # leading dimensions in elements where they differ from the width (0: dense); A's
+    ldb: int = 0             # and B's only the wgmma kernel (TMA's row pitch) and the SIMT ladder take, see
+    ldd: int = 0             # `matrix_layout`; D's, C's, a full bias' and Z's every kernel takes (the epilogue's
+    ldc: int = 0             # ld arguments, gemm/epilogue.cuh)
+    ldbias: int = 0
+    ldz: int = 0
     a_order: str = "C"       # A in memory: "C" row-major, "F" column-major (16-bit on wgmma; the others get a copy)
 
     @property
     def strided(self) -> bool:
-        return bool(self.lda or self.ldb or self.ldd)
+        """A or B with a row pitch: of the tensor-core kernels only wgmma reads them (TMA)."""
+        return bool(self.lda or self.ldb)
 
 
 # One frozen plan per signature (building one costs more than the lookup).
@@ -245,8 +249,9 @@ class KernelFallback(UserWarning):
     """A wgmma GEMM was asked for (or chosen) but the operands need the WMMA kernel; the message says why."""
 
 
-STRIDED_NEEDS = (f"arrays with a leading dimension other than their width run on the wgmma kernel only (sm_90, TMA: K and N multiples of {ALIGN_ELEMENTS}, "
-                 f"{ALIGN_BYTES}-byte aligned base addresses)")
+STRIDED_NEEDS = (f"a and b with a leading dimension other than their width run on the wgmma kernel (sm_90, TMA: K and N "
+                 f"multiples of {ALIGN_ELEMENTS}, {ALIGN_BYTES}-byte aligned base addresses) or, float32, on the SIMT "
+                 f"kernels")
 
 
 def tensor_core_kernel(requested: str, compute_capability: int, k: int, n: int,
@@ -375,6 +380,7 @@ def validate_gemm_args(a, b, *, c=None, bias=None, bias_mode: Optional[str] = No
         bias_mode = "none" if bias is None else ("per_n" if len(getattr(bias, "shape", ())) == 1 else "full")
     if bias_mode not in BIAS_MODES:
         raise GemmArgumentError("bias_mode", f"{bias_mode!r} is not valid: choose one of {', '.join(BIAS_MODES)}")
+    ldbias = 0
     if bias_mode == "none":
         if bias is not None:
             raise GemmArgumentError("bias", "given, but bias_mode is 'none': pass bias_mode='per_m', 'per_n' or 'full'")
@@ -382,27 +388,29 @@ def validate_gemm_args(a, b, *, c=None, bias=None, bias_mode: Optional[str] = No
         shape = bias_shape(bias_mode, m, n)
         if bias is None:
             raise GemmArgumentError("bias", f"bias_mode {bias_mode!r} needs a float32 bias of shape {shape}")
-        check_matrix(bias, "bias", shape)
+        ldbias = check_matrix(bias, "bias", shape, leading_dimension=True)
 
     if beta != 0 and c is None:
         raise GemmArgumentError("c", f"beta={beta} needs c (an (M, N) = {(m, n)} float32 array)")
+    ldc = 0
     if c is not None:
-        check_matrix(c, "c", (m, n))
+        ldc = check_matrix(c, "c", (m, n), leading_dimension=True)
     ldd = 0
     if out is not None:
         ldd = check_matrix(out, "out", (m, n), dtype=None, leading_dimension=True)
         for name, other in (("a", a), ("b", b), ("bias", bias)):
             if other is not None and other is out:
                 raise GemmArgumentError("out", f"must not be the same array as {name}")
+    ldz = 0
     if save_z and z_out is not None:
-        check_matrix(z_out, "z_out", (m, n))
+        ldz = check_matrix(z_out, "z_out", (m, n), leading_dimension=True)
         if z_out is out:
             raise GemmArgumentError("z_out", "must not be the same array as out")
     out_code = "f32" if out_dtype is None and out is None else resolve_out_dtype(out_dtype, out, input_dtype)
     if dtype == "e4m3":
         b_order = "F"   # (K, 1) and (1, N) are both
-    if (lda or ldb or ldd) and (requested == "wmma" or kernel == "simt"):
-        raise GemmArgumentError("kernel" if requested == "wmma" else "a",
-                                f"{STRIDED_NEEDS}; kernel {kernel!r} reads a, b and out dense: {COPY_FIX}")
-    return _plan(kernel, dtype, m, n, k, act, bias_mode, c is not None and beta != 0, bool(save_z), out_code,
-                 b_order, lda, ldb, ldd, a_order)
+    if (lda or ldb) and requested == "wmma":
+        raise GemmArgumentError("kernel", f"{STRIDED_NEEDS}; kernel 'wmma' reads a and b dense: {COPY_FIX}")
+    has_c = c is not None and beta != 0
+    return _plan(kernel, dtype, m, n, k, act, bias_mode, has_c, bool(save_z), out_code, b_order, lda, ldb, ldd,
+                 ldc if has_c else 0, ldbias, ldz if save_z else 0, a_order)

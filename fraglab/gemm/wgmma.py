@@ -462,7 +462,7 @@ def _kernel(spec: WgmmaKernelSpec):
 
 def bind(spec: WgmmaKernelSpec, a, b, d, *, c=None, bias=None, z=None, alpha: float = 1.0, beta: float = 0.0,
          leaky_slope: float = 0.01, sm_count: int = 132, grid: int | None = None, lda: int = 0, ldb: int = 0,
-         ldd: int = 0, scale_a=None, scale_b=None):
+         ldd: int = 0, scale_a=None, scale_b=None, ldc: int = 0, ldbias: int = 0, ldz: int = 0, shared: bool = True):
     """The launch of one instantiation on validated, contiguous device arrays, its parameters (tensor maps
     included) packed once: A (M, K; row-major, or column-major for spec.a_order 'F') and B (K, N; row-major, or
     column-major for spec.b_order 'F') f16/bf16, D in
@@ -470,16 +470,20 @@ def bind(spec: WgmmaKernelSpec, a, b, d, *, c=None, bias=None, z=None, alpha: fl
     result launches on CuPy's current stream (or the CuPy stream given). Bound launches are shared: the key holds
     every parameter, so one bound to memory since freed and reused is still right for the arrays now there.
     lda, ldb, ldd: row pitches in elements of A, B (their rows in memory) and D where they are not dense (0);
-    16-byte multiples (TMA row pitch; the rules are gemm/validate.py matrix_layout).
-    scale_a (M) and scale_b (N), f32: the row and column factors of a spec.scaled (rowwise fp8) kernel."""
+    16-byte multiples (TMA row pitch; the rules are gemm/validate.py matrix_layout). ldc, ldbias, ldz: the row
+    pitches of C, a full bias and Z (0: dense; the epilogue reads and writes them per element).
+    scale_a (M) and scale_b (N), f32: the row and column factors of a spec.scaled (rowwise fp8) kernel.
+    shared=False: a launch of the caller's own, outside the shared cache, whose addresses may be rewritten
+    (PARAM_INDEX; gemm/torch_road.py)."""
     if spec.scaled != (scale_a is not None and scale_b is not None):
         raise ValueError("a scaled kernel takes scale_a and scale_b, and only a scaled one")
     m, k = a.shape   # a column-major A keeps its (M, K) shape; its rows in memory are K x M
     n = b.shape[1]
     blocks = grid or launch_blocks(m, n, spec.tile_config, sm_count)
-    return _LAUNCHES[(spec, m, n, k, pointer(a), pointer(b), pointer(d), pointer(c), pointer(bias), pointer(z),
-                      float(alpha), float(beta), float(leaky_slope), blocks, lda, ldb, ldd, pointer(scale_a),
-                      pointer(scale_b))]
+    key = (spec, m, n, k, pointer(a), pointer(b), pointer(d), pointer(c), pointer(bias), pointer(z),
+           float(alpha), float(beta), float(leaky_slope), blocks, lda, ldb, ldd, pointer(scale_a),
+           pointer(scale_b), ldc, ldbias, ldz)
+    return _LAUNCHES[key] if shared else _packed_launch(key)
 
 
 def launch(spec: WgmmaKernelSpec, a, b, d, *, c=None, bias=None, z=None, alpha: float = 1.0, beta: float = 0.0,
@@ -493,7 +497,8 @@ def launch(spec: WgmmaKernelSpec, a, b, d, *, c=None, bias=None, z=None, alpha: 
 def _packed_launch(key):
     from ..runtime import gpu
 
-    spec, m, n, k, pa, pb, pd, pc, pbias, pz, alpha, beta, leaky_slope, blocks, lda, ldb, ldd, psa, psb = key
+    spec, m, n, k, pa, pb, pd, pc, pbias, pz, alpha, beta, leaky_slope, blocks, lda, ldb, ldd, psa, psb, *pitches = key
+    ldc, ldbias, ldz = pitches
     tile = spec.tile_config
     block_k = 128 // _BYTES[spec.dtype]   # a K-block is 128 bytes of K
     promo = spec.l2_promotion
@@ -513,12 +518,15 @@ def _packed_launch(key):
         map_bias = _MAPS[(pbias, "f32", m, 0, tile.bm, 0)]
     params = (map_a, map_b, map_d, map_bias, np.int32(m), np.int32(n), np.int32(k), np.float32(alpha), np.float32(beta),
               np.float32(leaky_slope), np.uint64(pc), np.uint64(pbias), np.uint64(pd), np.uint64(pz), np.uint64(psa),
-              np.uint64(psb), np.int32(spec.a_order == "F"))
+              np.uint64(psb), np.int32(spec.a_order == "F"), np.int32(ldc or n), np.int32(ldbias or n),
+              np.int32(ldd or n), np.int32(ldz or n))
     return gpu.PackedLaunch(_kernel(spec), blocks, THREADS, params, shared_mem=spec.smem_bytes)
 
 
 # (spec, shape, pointers, scalars, grid) -> PackedLaunch
 _LAUNCHES = BoundedMemo(_packed_launch, 256)
+# where the tensor maps and pointers sit in _packed_launch's parameters (a launch of one's own may move them)
+PARAM_INDEX = {"map_a": 0, "map_b": 1, "map_d": 2, "map_bias": 3, "c": 10, "bias": 11, "d": 12, "z": 13}
 
 
 __all__ = ["DTYPES", "FP8_DTYPES", "INPUT_DTYPES", "OUT_DTYPES", "A_ORDERS", "B_ORDERS", "TILES", "SIXTEEN_BIT_TILES", "TileConfig", "WgmmaKernelSpec", "WgmmaBuild", "build_of",

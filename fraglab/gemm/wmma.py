@@ -174,8 +174,9 @@ def grid_blocks(m: int, n: int, tile: TileSpec) -> int:
 
 
 def launch(spec: WmmaKernelSpec, a, b, d, *, c=None, bias=None, z=None, alpha: float = 1.0, beta: float = 0.0,
-           leaky_slope: float = 0.01, stream=None) -> None:
-    """Launch one instantiation on validated, contiguous CuPy arrays (fraglab.gemm_api validates)."""
+           leaky_slope: float = 0.01, stream=None, ldc: int = 0, ldbias: int = 0, ldd: int = 0, ldz: int = 0) -> None:
+    """Launch one instantiation on validated CuPy arrays (fraglab.gemm_api validates): A and B dense, C, a full
+    bias, D and Z rows ldc, ldbias, ldd, ldz elements apart (0: dense, N)."""
     from ..runtime import gpu
 
     cp = gpu.cupy()
@@ -188,7 +189,8 @@ def launch(spec: WmmaKernelSpec, a, b, d, *, c=None, bias=None, z=None, alpha: f
     unused = d  # never read or written: the instantiation compiles the access out
     args = (a, b, cp.int32(m), cp.int32(n), cp.int32(k), cp.float32(alpha), cp.float32(beta),
             cp.float32(leaky_slope), c if c is not None else unused, bias if bias is not None else unused, d,
-            z if z is not None else unused)
+            z if z is not None else unused, cp.int32(ldc or n), cp.int32(ldbias or n), cp.int32(ldd or n),
+            cp.int32(ldz or n))
     grid = (grid_blocks(m, n, tile),)
     if stream is None:
         kernel(grid, (tile.threads,), args, shared_mem=tile.smem_bytes)   # CuPy's current stream

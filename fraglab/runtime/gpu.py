@@ -7,6 +7,7 @@ machine without a GPU, and `fraglab layout` answers quickly there.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 from typing import Any
 
@@ -153,6 +154,19 @@ class PackedLaunch:
         """Launch on the cudaStream_t `handle` (an int, e.g. torch's current stream): no stream object is made."""
         _CUPY.cuda.driver.launchKernel(self.function, self.grid, 1, 1, self.block, 1, 1, self.shared_mem, handle,
                                        self._params, 0)
+
+    def set_pointer(self, index: int, address: int) -> None:
+        """Parameter `index` (a 64-bit pointer) becomes `address` for the launches after this call."""
+        ctypes.c_uint64.from_address(int(self._addresses[index])).value = address
+
+    def set_map_address(self, index: int, address: int) -> None:
+        """Parameter `index` (a CUtensorMap) describes the same shape at `address` (cuTensorMapReplaceAddress:
+        no new encoding; `address` keeps the map's alignment rules)."""
+        from cuda.bindings import driver as cu
+
+        (err,) = cu.cuTensorMapReplaceAddress(cu.CUtensorMap(_ptr=int(self._addresses[index])), address)
+        if err != cu.CUresult.CUDA_SUCCESS:
+            raise RuntimeError(f"cuTensorMapReplaceAddress failed: {err}")
 
 
 def stream_is_capturing(handle: int) -> bool:

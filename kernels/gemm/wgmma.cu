@@ -428,7 +428,7 @@ __device__ __forceinline__ void epilogue_in_registers(float (&acc)[Tile::kMmaM][
       float pre;
       acc[mm][i] = Epi::combine(p, acc[mm][i], c, b, pre);
       if constexpr (Epi::kWritesZ) {
-        if (inside) p.Z[flat_index(m, n, N)] = pre;
+        if (inside) p.Z[flat_index(m, n, p.ldz)] = pre;
       }
     }
   }
@@ -438,7 +438,7 @@ __device__ __forceinline__ void epilogue_in_registers(float (&acc)[Tile::kMmaM][
 // indexing was generated): one 2-element store where the row of D allows it.
 template <class Tile, class OutT>
 __device__ __forceinline__ void store_direct(float (&acc)[Tile::kMmaM][Tile::BN / 2], OutT* __restrict__ D, int M,
-                                             int N, int row0, int col0) {
+                                             int N, int ldd, int row0, int col0) {
   constexpr int BN = Tile::BN;
   using Slots = wgmma_acc::Slots<BN>;
   const bool pairs_fit = (N % 2) == 0;
@@ -450,10 +450,10 @@ __device__ __forceinline__ void store_direct(float (&acc)[Tile::kMmaM][Tile::BN 
       const int n = col0 + Slots::kColOff[2 * j];
       if (m >= M) continue;
       if (pairs_fit && n + 1 < N) {
-        store_pair(D + flat_index(m, n, N), acc[mm][2 * j], acc[mm][2 * j + 1]);
+        store_pair(D + flat_index(m, n, ldd), acc[mm][2 * j], acc[mm][2 * j + 1]);
       } else {
-        if (n < N) D[flat_index(m, n, N)] = to_out<OutT>(acc[mm][2 * j]);
-        if (n + 1 < N) D[flat_index(m, n + 1, N)] = to_out<OutT>(acc[mm][2 * j + 1]);
+        if (n < N) D[flat_index(m, n, ldd)] = to_out<OutT>(acc[mm][2 * j]);
+        if (n + 1 < N) D[flat_index(m, n + 1, ldd)] = to_out<OutT>(acc[mm][2 * j + 1]);
       }
     }
   }
@@ -531,7 +531,7 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
                                                 const float* __restrict__ C, const float* __restrict__ bias,
                                                 OutT* __restrict__ D, float* __restrict__ Z,
                                                 const float* __restrict__ scale_a, const float* __restrict__ scale_b,
-                                                int a_mn_major) {
+                                                int a_mn_major, int ldc, int ldbias, int ldd, int ldz) {
   constexpr int ClusterM = Tile::ClusterM;
   constexpr int BM = Tile::BM;
   constexpr int BN = Tile::BN;
@@ -669,7 +669,8 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
     }
     using BOff = BDescOffsets<Tile, BSwapOffsets>;
     // D: stored here as OutT
-    const EpilogueParams p{alpha, beta, leaky_slope, C, N, bias, N, nullptr, N, Z, N, scale_a, scale_b};
+    // row pitches (N when dense): C, a full bias and Z read and written per element, D by store_direct or TMA
+    const EpilogueParams p{alpha, beta, leaky_slope, C, ldc, bias, ldbias, nullptr, ldd, Z, ldz, scale_a, scale_b};
     // Cooperative: this warpgroup's rows of every tile. Ping-pong: every other tile, all its rows.
     const int a_row_offset = Tile::PingPong ? 0 : consumer * Tile::kWarpgroupRows;
     const int tile_step = Tile::PingPong ? kConsumers : 1;
@@ -756,7 +757,7 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
         store_staged<Tile, OutT>(acc, store_smem + consumer * Tile::kStoreBuffers * Tile::kStoreBufferBytes, stores,
                                  &tma_d, tm * BM + a_row_offset, tn * BN, base_row, base_col, t, 1 + consumer);
       } else {
-        store_direct<Tile, OutT>(acc, D, M, N, tm * BM + a_row_offset + base_row, tn * BN + base_col);
+        store_direct<Tile, OutT>(acc, D, M, N, ldd, tm * BM + a_row_offset + base_row, tn * BN + base_col);
       }
     }
     if constexpr (Tile::StagedStore) {
@@ -773,11 +774,12 @@ __global__ void __launch_bounds__(kThreads, 1)
                       const __grid_constant__ TmaMap tma_d, const __grid_constant__ TmaMap tma_bias, int M, int N,
                       int K, float alpha, float beta, float leaky_slope, const float* __restrict__ C,
                       const float* __restrict__ bias, OutT* __restrict__ D, float* __restrict__ Z,
-                      const float* __restrict__ scale_a, const float* __restrict__ scale_b, int a_mn_major) {
+                      const float* __restrict__ scale_a, const float* __restrict__ scale_b, int a_mn_major,
+                      int ldc, int ldbias, int ldd, int ldz) {
   static_assert(Tile::ClusterM == 1, "clustered tiles launch gemm_wgmma_cluster_kernel");
   gemm_wgmma_body<Tile, Epi, T, OutT, BSwapOffsets, BKMajor>(tma_a, tma_b, tma_d, tma_bias, M, N, K, alpha, beta,
                                                              leaky_slope, C, bias, D, Z, scale_a, scale_b,
-                                                             a_mn_major);
+                                                             a_mn_major, ldc, ldbias, ldd, ldz);
 }
 
 template <class Tile, class Epi, class T, class OutT, bool BSwapOffsets = false, bool BKMajor = false>
@@ -787,11 +789,11 @@ __global__ void __launch_bounds__(kThreads, 1) __cluster_dims__(Tile::ClusterM, 
                               int N, int K, float alpha, float beta, float leaky_slope, const float* __restrict__ C,
                               const float* __restrict__ bias, OutT* __restrict__ D, float* __restrict__ Z,
                               const float* __restrict__ scale_a, const float* __restrict__ scale_b,
-                              int a_mn_major) {
+                              int a_mn_major, int ldc, int ldbias, int ldd, int ldz) {
   static_assert(Tile::ClusterM > 1, "one-block tiles launch gemm_wgmma_kernel");
   gemm_wgmma_body<Tile, Epi, T, OutT, BSwapOffsets, BKMajor>(tma_a, tma_b, tma_d, tma_bias, M, N, K, alpha, beta,
                                                              leaky_slope, C, bias, D, Z, scale_a, scale_b,
-                                                             a_mn_major);
+                                                             a_mn_major, ldc, ldbias, ldd, ldz);
 }
 
 }  // namespace wgmma_gemm

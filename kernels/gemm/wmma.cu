@@ -167,7 +167,8 @@ __device__ __forceinline__ void epilogue_store4(const EpilogueParams& p, int m, 
 template <class Tile, class Ep, bool Aligned, typename T>
 __global__ void __launch_bounds__(Tile::kThreads, 1)
 gemm_wmma_kernel(const T* __restrict__ A, const T* __restrict__ B, int M, int N, int K, float alpha, float beta,
-                 float leaky_slope, const float* C, const float* bias, float* D, float* Z) {
+                 float leaky_slope, const float* C, const float* bias, float* D, float* Z, int ldc, int ldbias, int ldd,
+                 int ldz) {
   using namespace nvcuda;
   constexpr int BM = Tile::BM, BN = Tile::BN, BK = Tile::BK, Stages = Tile::Stages;
   extern __shared__ __align__(128) unsigned char smem_raw[];
@@ -265,7 +266,8 @@ gemm_wmma_kernel(const T* __restrict__ A, const T* __restrict__ B, int M, int N,
   // row, one float4 per lane. The walk is unrolled only 4x: fully unrolled, a GELU epilogue is ~40 KB of
   // SASS that misses the instruction cache once per tile (it measured 8-30 % of the kernel's time);
   // 4 rows in flight give the activation math enough independent work to hide its latency.
-  const EpilogueParams p{alpha, beta, leaky_slope, C, N, bias, N, D, N, Z, N};
+  // row pitches of C, a full bias, D and Z (N when dense; 16-byte rows when the aligned path reads float4)
+  const EpilogueParams p{alpha, beta, leaky_slope, C, ldc, bias, ldbias, D, ldd, Z, ldz};
   float* stage = reinterpret_cast<float*>(smem_raw) + warp * Tile::WM * Tile::kLdStage;
 #pragma unroll
   for (int i = 0; i < Tile::kFragM; ++i)
