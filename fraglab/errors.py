@@ -7,13 +7,16 @@ from __future__ import annotations
 
 
 class FraglabError(Exception):
-    """Base of every error fraglab reports to a person; `argument` names the culprit option when there is one."""
+    """Base of every error fraglab reports to a person; `argument` names the culprit option when there is one, and
+    `see` the command that shows all its valid choices (the CLI points there when it shortens a long list)."""
 
     exit_code = 2
 
-    def __init__(self, message: str, *, argument: str | None = None, exit_code: int | None = None):
+    def __init__(self, message: str, *, argument: str | None = None, exit_code: int | None = None,
+                 see: str | None = None):
         super().__init__(message)
         self.argument = argument
+        self.see = see
         if exit_code is not None:
             self.exit_code = exit_code
 

@@ -52,6 +52,22 @@ def clean_text(value: object, limit: int | None = CLEAN_LIMIT) -> str:
     return text
 
 
+def is_path_like(text: str) -> bool:
+    """True for a value that names a file through folders (it holds a path separator)."""
+    return "/" in text or "\\" in text
+
+
+def clean_path(value: object, limit: int | None = CLEAN_LIMIT) -> str:
+    """clean_text for a path: cut in the middle, keeping the tail (the file name says which file; the head of a
+    long path is folders), e.g. '/very/long/\u2026/atlas_sm90.json'. A value without a separator keeps its head."""
+    text = _UNSAFE_CHARACTERS.sub("?", str(value))
+    if limit is None or len(text) <= limit or not is_path_like(text):
+        return clean_text(text, limit)
+    name = len(text) - max(text.rfind("/"), text.rfind("\\"))
+    tail = min(name, limit * 3 // 4)  # a very long file name still leaves room for the path's start
+    return text[:max(limit - 1 - tail, 0)] + "\u2026" + text[len(text) - tail:]
+
+
 def is_stdout(path: PathLike | None) -> bool:
     return path is None or str(path) == "-"
 
@@ -84,7 +100,7 @@ def check_target(path: PathLike | None, argument: str = "--out") -> None:
     if not text.strip():
         raise InputError(f"invalid {argument} {text!r}: give a file name (or '-' for stdout)", argument=argument)
     if text != "-" and Path(text).resolve() == Path(Path(text).resolve().anchor):
-        raise InputError(f"invalid {argument} {clean_text(text, 40)!r}: a filesystem root is not a file name; "
+        raise InputError(f"invalid {argument} {clean_path(text, 40)!r}: a filesystem root is not a file name; "
                          "give a file name", argument=argument)
 
 
@@ -101,7 +117,7 @@ def check_suffix(path: PathLike | None, fmt: str, argument: str = "--out") -> No
         named = sorted(owners)[0]
         wanted = FORMAT_SUFFIXES.get(fmt)
         advice = f"use a name ending in {_alternatives(list(wanted))}" if wanted else "use another name"
-        raise InputError(f"invalid {argument} {clean_text(str(path), 40)!r}: its suffix {Path(str(path)).suffix} "
+        raise InputError(f"invalid {argument} {clean_path(str(path), 40)!r}: its suffix {Path(str(path)).suffix} "
                          f"is for {named}, but this writes {fmt}; {advice}", argument=argument)
 
 
@@ -283,5 +299,5 @@ def write_many(folder: PathLike, argument: str = "--out") -> Iterator[_Staging]:
         raise
 
 
-__all__ = ["clean_text", "check_target", "report_written", "write_output", "write_many", "check_suffix", "format_from_suffix", "target_path", "umask_mode",
+__all__ = ["clean_text", "clean_path", "check_target", "report_written", "write_output", "write_many", "check_suffix", "format_from_suffix", "target_path", "umask_mode",
            "FORMAT_SUFFIXES"]

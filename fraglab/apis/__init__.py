@@ -98,7 +98,7 @@ def make_spec(frag: str | None = None, shape: str | None = None, dtype: str | No
             where = f" for {api} " + " ".join(str(wanted[c]) if c != "frag" else str(wanted[c]) for c in chosen) \
                 if chosen else f" for {api}"
             raise InputError(f"invalid --{name} {value!r}{where}: valid choices are {_choices(offered)}",
-                             argument=name)
+                             argument=name, see=f"fraglab list --api {api}")
         wanted[name] = value
         chosen.append(name)
         candidates = [s for s in candidates if getattr(s, name) == value]

@@ -4,7 +4,8 @@ and usage errors.
 Help and parse errors are written here, in fraglab's words, from the commands' Python signatures (annotations
 and typer.Option help), so that they read the same under every typer the project supports (typer 0.12 with
 click, typer 0.29 with its own click and pydantic coercion): flags without values, choices listed once,
-descriptions wrapped at word boundaries to the output width (80 columns when piped), one-line errors.
+descriptions wrapped at word boundaries to the output width (80 columns when piped), and each error one
+message under one head, wrapped within 80 columns (error_text).
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ import typer
 from rich.console import Console
 from typer.core import TyperCommand, TyperGroup
 
-from ..files import clean_text
+from ..errors import FraglabError
+from ..files import clean_path, clean_text, is_path_like
 
 # Named exit codes (the one handler in cli/main.py maps FraglabError.exit_code onto these).
 SUCCESS, FAILED, BAD_INPUT = 0, 1, 2
@@ -68,23 +70,70 @@ class ColorBy(str, Enum):
     register = "register"
 
 
-# ---- errors in one line ---------------------------------------------------------------------------------
+# ---- errors: one message under one head, every line within 80 columns --------------------------------------
+ERROR_HEAD = "fraglab: error: "
+ERROR_WIDTH = 80         # no error line is wider, whatever the terminal (a narrower one narrows them)
+ERROR_INDENT = "  "      # the continuation lines of one wrapped message
+MANY_CHOICES = 12        # a longer list of choices shows its first SHOWN_CHOICES and where the rest are
+SHOWN_CHOICES = 8
+_CHOICE_LIST = re.compile(r"(?P<lead>valid choices are|valid commands are|choose one of|one of:?) "
+                          r"(?P<items>[^\s,;()]+(?:, [^\s,;()]+)+)")
+
+
+def shorten_value(text: str, limit: int = ARGUMENT_LIMIT) -> str:
+    """One argument as an error shows it: at most `limit` characters, a path keeping its tail (the file name),
+    anything else its head."""
+    return clean_path(text, limit) if is_path_like(text) else clean_text(text, limit)
+
+
 def shorten_arguments(message: str, limit: int = ARGUMENT_LIMIT) -> str:
-    """The message with every quoted argument longer than `limit` cut (a 5000-character --out is not repeated)."""
+    """The message with every quoted argument, and every unquoted word (a path in "no atlas file at ..."), longer
+    than `limit` cut (a 5000-character --out is not repeated)."""
     def cut(match: re.Match) -> str:
         quote, body = match.group(1), match.group(2)
-        return f"{quote}{body[:limit - 1]}\u2026{quote}" if len(body) > limit else match.group(0)
+        return f"{quote}{shorten_value(body, limit)}{quote}" if len(body) > limit else match.group(0)
 
-    return re.sub(r"""(['"])(.*?)\1""", cut, message)
+    message = re.sub(r"""(['"])(.*?)\1""", cut, message)
+    # a word over the limit by more than its quotes and punctuation (so a shortened quoted one stays whole)
+    return re.sub(r"\S{%d,}" % (limit + 5), lambda m: shorten_value(m.group(0), limit), message)
 
 
-def error_line(message: str) -> str:
-    """`fraglab: error: ...` on one line: the first line of the message, control characters removed,
-    long quoted arguments shortened."""
-    first = shorten_arguments((message.splitlines() or [""])[0])
-    # an unquoted long word (a path in "no atlas file at ...") is cut too
-    first = re.sub(r"\S{%d,}" % (ARGUMENT_LIMIT + 1), lambda m: m.group(0)[:ARGUMENT_LIMIT - 1] + "\u2026", first)
-    return "fraglab: error: " + clean_text(first, limit=None)
+def shorten_choices(message: str, see: str | None = None) -> str:
+    """A list of more than MANY_CHOICES choices cut to its first SHOWN_CHOICES, saying how many more and where
+    all of them are shown (`see`, a command)."""
+    def cut(match: re.Match) -> str:
+        items = match.group("items").split(", ")
+        if len(items) <= MANY_CHOICES:
+            return match.group(0)
+        where = f"; see {see}" if see else ""
+        shown = ", ".join(items[:SHOWN_CHOICES])
+        return f"{match.group('lead')} {shown}, ... ({len(items) - SHOWN_CHOICES} more{where})"
+
+    return _CHOICE_LIST.sub(cut, message)
+
+
+def error_width() -> int:
+    from ..show.terminal import output_width
+
+    return min(ERROR_WIDTH, output_width(sys.stderr))
+
+
+def error_text(message: str, see: str | None = None, width: int | None = None) -> str:
+    """One error as fraglab prints it: `fraglab: error: ` and the first line of the message, control characters
+    removed, long arguments and long lists of choices shortened, wrapped at word boundaries to `width` (at most
+    80 columns) with the continuation lines indented. No trailing newline."""
+    first = (message.splitlines() or [""])[0]
+    text = clean_text(shorten_choices(shorten_arguments(first), see), limit=None)
+    width = error_width() if width is None else width
+    lines = textwrap.wrap(text, width=width, initial_indent=ERROR_HEAD, subsequent_indent=ERROR_INDENT,
+                          break_long_words=False, break_on_hyphens=False) or [ERROR_HEAD.rstrip()]
+    fitted = []
+    for line in lines:  # a shortened word (<= ~70 characters) fits a continuation line; cut only on a narrow terminal
+        while len(line) > width:
+            fitted.append(line[:width])
+            line = ERROR_INDENT + line[width:]
+        fitted.append(line)
+    return "\n".join(fitted)
 
 
 # ---- what each option takes, from the command's signature ----------------------------------------------
@@ -273,11 +322,15 @@ def render_help(command, ctx) -> str:
     return "\n".join(lines) + "\n"
 
 
-def usage_error_line(exc, ctx=None) -> str:
-    """A parser error (unknown option, missing value, bad value) in fraglab's words, one line."""
+def usage_error_text(exc, ctx=None) -> str:
+    """A parser error (unknown option, missing value, bad value) in fraglab's words, as error_text lays it out."""
     kind = type(exc).__name__
     ctx = getattr(exc, "ctx", None) or ctx
     where = ctx.command_path if ctx is not None else "fraglab"
+
+    def one_error(message: str) -> str:  # a parser error's choices are all in the command's --help
+        return error_text(message, see=f"{where} --help")
+
     param = getattr(exc, "param", None)
     name = None
     if param is not None:
@@ -286,25 +339,25 @@ def usage_error_line(exc, ctx=None) -> str:
         option = getattr(exc, "option_name", "") or ""
         close = getattr(exc, "possibilities", None) or []
         hint = f"; did you mean {', '.join(sorted(close))}?" if close else ""
-        return error_line(f"unknown option {option!r} for {where}{hint} (see {where} --help)")
+        return one_error(f"unknown option {option!r} for {where}{hint} (see {where} --help)")
     if kind == "MissingParameter" and name is not None:
         kind_, choices = value_kind(ctx.command, param) if ctx is not None else ("text", ())
         what = f": one of {', '.join(choices)}" if choices else ""
-        return error_line(f"missing {name}{what} (see {where} --help)")
+        return one_error(f"missing {name}{what} (see {where} --help)")
     message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
     found = re.match(r"Option '?([^' ]+)'? requires an argument", message)
     if found:
-        return error_line(f"{found.group(1)} needs a value (see {where} --help)")
+        return one_error(f"{found.group(1)} needs a value (see {where} --help)")
     found = re.match(r"No such command '(.*)'", message)
     if found:
         known = ", ".join(ctx.command.list_commands(ctx)) if ctx is not None else ""
-        return error_line(f"unknown command {found.group(1)!r}: valid commands are {known}")
+        return one_error(f"unknown command {found.group(1)!r}: valid commands are {known}")
     found = re.match(r"Got unexpected extra arguments?(?:\(s\))? \((.*)\)", message)
     if found:
-        return error_line(f"unexpected argument {found.group(1)!r} for {where} (see {where} --help)")
+        return one_error(f"unexpected argument {found.group(1)!r} for {where} (see {where} --help)")
     if name is not None:
-        return error_line(f"invalid value for {name} (see {where} --help)")
-    return error_line(f"{message.rstrip('.')} (see {where} --help)")
+        return one_error(f"invalid value for {name} (see {where} --help)")
+    return one_error(f"{message.rstrip('.')} (see {where} --help)")
 
 
 class FraglabCommand(TyperCommand):
@@ -314,13 +367,38 @@ class FraglabCommand(TyperCommand):
         formatter.write(render_help(self, ctx))
 
     def parse_args(self, ctx, args):
-        for param, name, raw in _option_values(self, list(args)):
-            check_raw_value(self, param, name, raw)
         try:
+            for param, name, raw in _option_values(self, list(args)):
+                check_raw_value(self, param, name, raw)
             return super().parse_args(ctx, args)
         except _UsageError as exc:  # the parser's own errors may name the root context: name this command
             exc.ctx = ctx
             raise
+        except FraglabError as exc:
+            _for_this_command(exc, self, ctx)
+            raise
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except FraglabError as exc:
+            _for_this_command(exc, self, ctx)
+            raise
+
+
+def _for_this_command(exc, command, ctx) -> None:
+    """What the library could not know about its error: the option of this command it is about, when the message
+    does not name it ("no atlas file at x" becomes "invalid --atlas: no atlas file at x"), and where a shortened
+    list of choices sends the reader (this command's --help), unless the error names a better place itself."""
+    if getattr(exc, "see", None) is None:
+        exc.see = f"{ctx.command_path} --help"
+    argument = getattr(exc, "argument", None)
+    if not argument or exc.exit_code != BAD_INPUT or len(exc.args) != 1 or not isinstance(exc.args[0], str):
+        return
+    option = "--" + argument.lstrip("-").replace("_", "-")
+    offered = {name for p in command.params if p.param_type_name == "option" for name in p.opts}
+    if option in offered and not re.search(rf"(?<![\w-]){re.escape(option)}(?![\w-])", exc.args[0]):
+        exc.args = (f"invalid {option}: {exc.args[0]}",)
 
 
 class FraglabGroup(TyperGroup):

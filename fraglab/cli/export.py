@@ -12,7 +12,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ..errors import InputError
+from ..errors import FraglabError, InputError
 from .common import SourceChoice
 
 
@@ -193,9 +193,17 @@ def diff_command(
     _check_format(("table", "json", "png", "svg", "pdf"), format, "diff")
     check_suffix(out, format)
     a = _layout(api, frag, shape, dtype, layout, num, trans, source, atlas, swizzle, major, method)
-    spec_b = FragmentSpec.from_key(with_key) if with_key else a.spec
-    b = _layout(spec_b.api, spec_b.frag, spec_b.shape, spec_b.dtype, spec_b.layout, spec_b.num, spec_b.trans,
-                with_source or source, with_atlas, spec_b.swizzle, spec_b.major, method if not with_key else None)
+    try:
+        spec_b = FragmentSpec.from_key(with_key) if with_key else a.spec
+    except InputError as exc:  # the key's own message, said of the option it came from
+        raise InputError(f"--with: {exc}", argument="with") from None
+    try:
+        b = _layout(spec_b.api, spec_b.frag, spec_b.shape, spec_b.dtype, spec_b.layout, spec_b.num, spec_b.trans,
+                    with_source or source, with_atlas, spec_b.swizzle, spec_b.major, method if not with_key else None)
+    except FraglabError as exc:  # B's atlas is --with-atlas (the CLI's handler names it in the message)
+        if exc.argument == "atlas" and with_atlas is not None:
+            exc.argument = "with_atlas"
+        raise
     default_name = f"diff.{a.spec.key}.{b.spec.key}"
     if format in ("table", "json"):
         _write(diff.render_table(a, b, format), out, default_name + (".json" if format == "json" else ".txt"))

@@ -86,10 +86,9 @@ def show_layout(*, api="wmma", frag, shape, dtype, layout, extras=None, source, 
     check_lane(lane, specs[0].threads)
     if mma and fmt == "csv":
         raise InputError("--mma writes a figure, tables or JSON: use --format png|svg|pdf|table|json", argument="format")
-    if fmt in FIGURE_FORMATS:
-        from ..show.palette import check_style
+    from ..show.palette import check_style
 
-        check_style(color_by, palette)
+    check_style(color_by, palette)  # a bad --palette is refused whatever the format, never quietly ignored
     layouts = [resolve_layout(s, source, method, atlas=None if atlas is None else str(atlas)) for s in specs]
     if fmt in FIGURE_FORMATS:
         _write_figure(layouts, fmt, out, lane, color_by, palette, mma)

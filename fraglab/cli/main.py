@@ -1,9 +1,10 @@
 """The fraglab command line: the app, --version, the command groups, and the ONE error handler.
 
-Commands only parse options and call the library. Any FraglabError raised below becomes one line
-"fraglab: error: ..." on stderr and exit code e.exit_code (2 bad input, 1 a failed check or a refused
-GPU); the parser's own usage errors keep their exit 2. Click's types come through typer's public API
-(typer.Context, typer.echo): typer 0.29 carries its own copy of click and no longer installs it.
+Commands only parse options and call the library. Any FraglabError raised below becomes one message
+"fraglab: error: ..." on stderr (wrapped at word boundaries within 80 columns, cli/common.error_text) and exit
+code e.exit_code (2 bad input, 1 a failed check or a refused GPU); the parser's own usage errors keep their exit 2.
+Click's types come through typer's public API (typer.Context, typer.echo): typer 0.29 carries its own copy of
+click and no longer installs it.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import typer
 from .._version import __version__
 from ..errors import CompileError, FraglabError, GpuUnavailable
 from ..files import clean_text
-from .common import FraglabGroup, _UsageError, error_line, usage_error_line, use_fraglab_help
+from .common import ERROR_WIDTH, FraglabGroup, _UsageError, error_text, usage_error_text, use_fraglab_help
 
 _log = logging.getLogger("fraglab")
 
@@ -33,13 +34,13 @@ def _gpu_message(message: str) -> str:
     if short != message:
         _log.info("%s", message)
         hint = " (--verbose says more)"
-        if len(error_line(short + hint)) <= 80:
+        if len(error_text(short + hint, width=10 ** 6)) <= ERROR_WIDTH:  # only where it keeps the error one line
             short += hint
     return short
 
 
 class _HandledGroup(FraglabGroup):
-    """The root group: every FraglabError and every parser error becomes one line on stderr and its exit code."""
+    """The root group: every FraglabError and every parser error becomes one message on stderr and its exit code."""
 
     def invoke(self, ctx: typer.Context):
         try:
@@ -48,7 +49,7 @@ class _HandledGroup(FraglabGroup):
             message = str(exc).split("\n")[0] or exc.__class__.__name__
             if isinstance(exc, GpuUnavailable):
                 message = _gpu_message(message)
-            typer.echo(error_line(message), err=True)
+            typer.echo(error_text(message, see=getattr(exc, "see", None)), err=True)
             if isinstance(exc, CompileError) and exc.log.strip():
                 typer.echo("--- NVRTC log ---\n" + exc.log.strip(), err=True)
             ctx.exit(exc.exit_code)
@@ -59,7 +60,7 @@ class _HandledGroup(FraglabGroup):
         try:
             code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except _UsageError as exc:
-            typer.echo(usage_error_line(exc), err=True)
+            typer.echo(usage_error_text(exc), err=True)
             sys.exit(exc.exit_code)
         sys.exit(code if isinstance(code, int) else 0)
 

@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+from cli_errors import error_message
 from fraglab.apis import FAMILIES, make_spec
 from fraglab.apis import tcgen05 as tc
 from fraglab.cli.main import app
@@ -271,9 +272,8 @@ def run(*args):
 
 
 def one_line_error(result) -> str:
-    lines = [ln for ln in result.output.splitlines() if ln.strip()]
-    assert len(lines) == 1 and lines[0].startswith("fraglab: error:"), result.output
-    return lines[0]
+    """The one error message (wrapped within 80 columns under one head), unwrapped."""
+    return error_message(result.output)
 
 
 def test_layout_cli_auto_says_model_and_unmeasured(no_gpu):

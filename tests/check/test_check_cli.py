@@ -7,6 +7,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
+from cli_errors import error_message
 from fraglab.cli.main import app
 from fraglab.export.select import select_layout
 
@@ -86,8 +87,7 @@ def test_table_and_header_files_round_trip_through_the_cli(tmp_path):
 def test_bad_input_is_one_line_and_exit_2(args, argument):
     result = run(*args)
     assert result.exit_code == 2, result.output
-    lines = [line for line in result.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1 and argument in lines[0] and "Traceback" not in result.output
+    assert argument in error_message(result.stderr) and "Traceback" not in result.output
 
 
 def test_help_states_the_cute_convention():

@@ -9,6 +9,7 @@ from fraglab.layouts import atlas as atlas_mod
 from fraglab.layouts.spec import FragmentSpec
 from fraglab.cli.main import app
 
+from cli_errors import error_message
 from figure_fixtures import FakeAtlas, png_size, svg_groups, svg_texts
 
 runner = CliRunner(env={"COLUMNS": "200"})
@@ -21,10 +22,8 @@ def run(*args):
 
 
 def one_error_line(result) -> str:
-    lines = [ln for ln in result.stderr.splitlines() if ln.strip()]
-    assert len(lines) == 1, result.stderr
     assert "Traceback" not in result.output
-    return lines[0]
+    return error_message(result.stderr)
 
 
 # ---- fraglab figures ---------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ import pytest
 from typer.testing import CliRunner
 
 from fraglab.cli.main import app
+from cli_errors import error_message
 from fraglab.errors import FraglabError, InputError
 from fraglab.files import check_suffix, format_from_suffix, write_many, write_output
 
@@ -90,7 +91,7 @@ def test_suffix_rules(tmp_path):
 
 def test_cli_suffix_contradicting_format_is_one_line_exit_2(no_gpu, tmp_path):
     result = runner.invoke(app, ["layout", "--frag", "matrix_a", "--format", "png", "--out", str(tmp_path / "a.json")])
-    assert result.exit_code == 2 and len(result.output.strip().splitlines()) == 1
+    assert result.exit_code == 2 and error_message(result.output)
     assert not (tmp_path / "a.json").exists()
 
 

@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 from export_cases import atlas_layouts
 from fraglab.cli.main import app
+from cli_errors import error_message
 
 runner = CliRunner(env={"COLUMNS": "200"})
 ATLAS_ACC = "wmma.accumulator.m16n16k16.f32.row"
@@ -25,9 +26,7 @@ def recorded(key: str):
 
 def one_error_line(result) -> str:
     assert result.exit_code == 2, result.output
-    lines = [ln for ln in result.stderr.splitlines() if ln.strip()]
-    assert len(lines) == 1, result.stderr
-    return lines[0]
+    return error_message(result.stderr)
 
 
 def test_export_cute_json_evaluates_to_the_atlas_layout():

