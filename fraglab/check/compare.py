@@ -72,9 +72,9 @@ def compare(given: GivenLayout, measured) -> CheckResult:
 
 
 def _source(layout) -> str:
-    src = layout.source.to_dict()
-    words = [src.get("kind", "?")] + [str(src[k]) for k in ("gpu_name",) if src.get(k)]
-    return clean_text(", ".join(words), 60)
+    from ..layouts.resolve import source_line
+
+    return source_line(layout.source, with_note=False)  # the one short source line, file strings cleaned
 
 
 def _element_text(value) -> str:
@@ -96,7 +96,7 @@ def render_text(result: CheckResult) -> str:
             f"differ: {len(result.differing)} of {total} slots")
     lines = [head,
              _line(f"given:    {given.form} {given.text}"),
-             _line(f"measured: {title(measured)} ({_source(measured)})")]
+             _line(f"measured: {title(measured)}; {_source(measured)}")]
     lines += [_line(f"note: {note}") for note in result.notes]
     if result.equal:
         lines.append(f"{total} slots ({measured.threads} threads x {measured.num_elements}) hold the same elements")

@@ -56,8 +56,11 @@ def atlas_diff_command(
     b: Annotated[Optional[Path], typer.Argument(help="Second atlas JSON (default: the bundled atlas of A's architecture)")] = None,
 ):
     """List every slot that differs between two atlases (exit 1 if any does)."""
-    from ..files import clean_text
+    import textwrap
+
+    from ..files import clean_path, clean_text
     from ..layouts import atlas as atlas_mod
+    from ..show.terminal import output_width
 
     first = atlas_mod.load(a)
     second = atlas_mod.load(b) if b is not None else atlas_mod.load_bundled(first.arch)
@@ -67,8 +70,12 @@ def atlas_diff_command(
         families = sorted({spec.api for spec in first.specs()})
         b = f"the bundled atlas, families {', '.join(families)}"
         lines = [line for line in lines if not (line.endswith(": only in B") and line.split(".")[0] not in families)]
-    # paths, GPU names and keys come from files: cleaned before they reach the terminal
-    typer.echo(f"A: {clean_text(a)} ({clean_text(first.describe())})\nB: {clean_text(b)} ({clean_text(second.describe())})")
+    # paths, GPU names and keys come from files: cleaned before they reach the terminal, and wrapped to its width
+    width = output_width()
+    for label, name, atlas in (("A", a, first), ("B", b, second)):
+        named = clean_path(name) if isinstance(name, Path) else clean_text(name)
+        typer.echo("\n".join(textwrap.wrap(f"{label}: {named} ({clean_text(atlas.describe())})", width,
+                                           subsequent_indent="   ", break_long_words=False, break_on_hyphens=False)))
     for line in lines:
         typer.echo(clean_text(line, None))
     typer.echo(f"{len(lines)} difference(s)" if lines else "no differences")

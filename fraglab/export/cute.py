@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .tile import NoExportForm, index_map, mapping_comment, provenance, title
+from .tile import NoExportForm, index_map, mapping_comment, title
 
 Mode = tuple[int, ...]
 
@@ -277,18 +277,15 @@ def tile_comment(layout) -> str:
 def render(layout, fmt: str = "text", name: str = "FragLayout") -> str:
     """`text`: the comment, the C++ type and the shape:stride text; `json`: shape and stride as nested lists.
     Both over CUTLASS's tile (B as (N,K)), so they read as the MMA_Traits' ALayout, BLayout and CLayout."""
+    from ..layouts.resolve import source_line
+
     cute = to_cute(layout, cutlass=True)
     if fmt == "json":
         return json.dumps(cute.to_json())
     return (f"// {title(layout)}: {tile_comment(layout)}\n"
-            f"// source: {source_line(layout)}\n"
+            f"// source: {source_line(layout.source, with_note=False)}\n"
             f"{cute.cpp(name)}\n"
             f"// {cute.text()}\n")
 
 
-def source_line(layout) -> str:
-    """Where the layout came from, in one line (with why `auto` fell back, when it did)."""
-    src = provenance(layout)
-    words = [src.get("kind", "?")]
-    words += [str(src[k]) for k in ("gpu_name", "captured", "model") if src.get(k)]
-    return ", ".join(words) + (f" ({src['note']})" if src.get("note") else "")
+

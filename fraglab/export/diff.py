@@ -49,8 +49,12 @@ def differing_cells(a, b) -> set[tuple[int, int]]:
 
 
 def _source_line(layout) -> str:
-    src = provenance(layout)
-    return src.get("kind", "?") + (f" {src['gpu_name']}" if src.get("gpu_name") else "")
+    from ..files import clean_text
+    from ..layouts.resolve import source_line
+
+    if hasattr(layout.source, "kind"):
+        return source_line(layout.source, with_note=False)  # the one short source line, file strings cleaned
+    return clean_text(provenance(layout).get("kind", "?"), 60)  # a layout given as text (check) names its form
 
 
 def render_table(a, b, fmt: str = "table") -> str:
@@ -63,7 +67,7 @@ def render_table(a, b, fmt: str = "table") -> str:
     def text(e) -> str:
         return "none" if e is None else e if isinstance(e, str) else f"({e[0]},{e[1]})"
 
-    lines = [f"A: {title(a)} ({_source_line(a)})", f"B: {title(b)} ({_source_line(b)})",
+    lines = [f"A: {title(a)}; {_source_line(a)}", f"B: {title(b)}; {_source_line(b)}",
              f"{len(rows)} of {total} slots differ"]
     if rows:
         lines.append(f"{'thread':>6} {'slot':>4}  {'A':>9}  {'B':>9}")

@@ -122,10 +122,10 @@ def render(layout, fmt: str = "text") -> str:
         return json.dumps(found.to_json())
     if fmt == "python":
         return triton_snippet(layout, found)
-    from .cute import source_line
+    from ..layouts.resolve import source_line
 
     lines = [f"# {title(layout)}: {mapping_comment(layout)}, linear over GF(2), out dims (row, col)",
-             f"# source: {source_line(layout)}"]
+             f"# source: {source_line(layout.source, with_note=False)}"]
     for dim in IN_DIMS:
         lines.append(f"{dim:8s} " + " ".join(f"[{r},{c}]" for r, c in found.bases[dim]))
     return "\n".join(lines) + "\n"
