@@ -11,6 +11,7 @@ from itertools import combinations
 from pathlib import Path
 
 from ..errors import FraglabError, InputError
+from ..files import clean_text
 from .instructions import Finding, classify_ptx, classify_sass
 from .parse import Line, looks_like_ptx, ptx_lines, sass_lines
 from .report import Explanation, Kind, Layouts
@@ -83,7 +84,7 @@ def layout_command(api: str, options: dict) -> tuple[str | None, str | None, str
         for name, value in needed:
             parts.append(("--trans" if value else "--no-trans") if name == "trans" else f"--{name} {value}")
         return " ".join(parts), spec.key, ""
-    return None, None, why if len(why) <= 100 else why[:99] + "\u2026"
+    return None, None, clean_text(why, 100)
 
 
 def _same_layout_shapes(api: str, options: dict) -> list[dict]:

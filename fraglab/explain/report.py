@@ -7,20 +7,12 @@ that show each operand's layout; each instruction line names its registers.
 from __future__ import annotations
 
 import json
-import re
 import textwrap
 from dataclasses import dataclass, field
 
 from .._version import __version__
+from ..files import clean_text
 from .instructions import Finding
-
-# C0/C1 controls (ESC and CSI start terminal escapes), DEL, and the bidi overrides that reorder a line
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-
-
-def clean(text: str) -> str:
-    """Text read from a file (kernel names, operands), safe for a terminal: unsafe characters become '?'."""
-    return _UNSAFE.sub("?", text)
 
 
 @dataclass
@@ -84,10 +76,10 @@ class Explanation:
     # ---- terminal -------------------------------------------------------------------------------
     def to_text(self, width: int = 80) -> str:
         width = max(40, width)
-        lines = [f"{clean(self.file)}: {self.input} -> {self.level.upper()}"
+        lines = [f"{clean_text(self.file, None)}: {self.input} -> {self.level.upper()}"
                  + (f" for {self.arch}" if self.arch else "") + (f" ({self.tool})" if self.tool else "")]
         for note in self.notes:
-            lines += _wrap(f"note: {clean(note)}", width, "  ")
+            lines += _wrap(f"note: {clean_text(note, None)}", width, "  ")
         count = len(self.findings)
         lines.append(f"{count} tensor-core / matrix-move instruction{'s' if count != 1 else ''} in "
                      f"{len({f.line.kernel for f in self.findings})} of {len(self.kernels)} kernel(s)")
@@ -106,10 +98,11 @@ class Explanation:
             if f.line.kernel != current:
                 current = f.line.kernel
                 lines.append("")
-                lines += _wrap(f"kernel {clean(current)}", width, "  ")
+                lines += _wrap(f"kernel {clean_text(current, None)}", width, "  ")
             kind = self.kind_of(f)
-            lines += _wrap(f"{clean(f.line.where)}  {clean(f.line.mnemonic)}  [{kind.number}]", width, "  ", "      ")
-            regs = "  ".join(f"{role} {clean(r)}" for role, r in f.operands)
+            where, mnemonic = clean_text(f.line.where, None), clean_text(f.line.mnemonic, None)
+            lines += _wrap(f"{where}  {mnemonic}  [{kind.number}]", width, "  ", "      ")
+            regs = "  ".join(f"{role} {clean_text(r, None)}" for role, r in f.operands)
             if regs:
                 lines += _wrap(regs, width, "      ", "      ")
         return "\n".join(lines) + "\n"
@@ -125,7 +118,7 @@ def _layout_lines(lay: Layouts, width: int) -> list[str]:
     """'    <command>  # A' when it fits, else the '# A' line above the command, which is cut at spaces with
     ' \\' continuations so that it still pastes into a shell."""
     if lay.command is None:
-        return _wrap(f"# {lay.role}: no fraglab layout ({clean(lay.why)})", width, "    ", "    # ")
+        return _wrap(f"# {lay.role}: no fraglab layout ({clean_text(lay.why, None)})", width, "    ", "    # ")
     one = f"    {lay.command}  # {lay.role}"
     if len(one) <= width and not lay.why:
         return [one]
@@ -134,4 +127,4 @@ def _layout_lines(lay: Layouts, width: int) -> list[str]:
     return head + [ln + " \\" for ln in cut[:-1]] + cut[-1:]
 
 
-__all__ = ["Explanation", "Kind", "Layouts", "clean"]
+__all__ = ["Explanation", "Kind", "Layouts"]
