@@ -88,19 +88,6 @@ def test_page_data_block_holds_no_markup_and_the_policy_forbids_inline_handlers_
     assert atlas_mod is not None
 
 
-@pytest.fixture(scope="module")
-def chromium():
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install fraglab[dev])")
-    exe = "/usr/bin/chromium"
-    if not os.path.exists(exe):
-        pytest.skip("no Chromium at /usr/bin/chromium (apt-get install chromium)")
-    args = ["--no-sandbox"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []
-    with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=exe, args=args)
-        yield browser
-        browser.close()
-
-
 def test_hostile_atlas_runs_nothing_in_chromium(tmp_path, chromium):
     path = tmp_path / "evil.html"
     path.write_text(build_page(page_layouts(hostile_atlas(tmp_path)), generated="test page"))

@@ -24,21 +24,8 @@ def page_file(tmp_path_factory):
     return path
 
 
-@pytest.fixture(scope="module")
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install fraglab[dev])")
-    exe = "/usr/bin/chromium"
-    if not os.path.exists(exe):
-        pytest.skip("no Chromium at /usr/bin/chromium (apt-get install chromium)")
-    args = ["--no-sandbox"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []
-    with sync_api.sync_playwright() as pw:
-        found = pw.chromium.launch(executable_path=exe, args=args)
-        yield found
-        found.close()
-
-
-def open_page(browser, page_file, width):
-    page = browser.new_page(viewport={"width": width, "height": 800})
+def open_page(chromium, page_file, width):
+    page = chromium.new_page(viewport={"width": width, "height": 800})
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
@@ -63,8 +50,8 @@ def natural_key(text):
     return [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", text)]
 
 
-def test_wgmma_shapes_are_in_natural_order(browser, page_file):
-    page, errors = open_page(browser, page_file, 1280)
+def test_wgmma_shapes_are_in_natural_order(chromium, page_file):
+    page, errors = open_page(chromium, page_file, 1280)
     choose(page, api="wgmma")
     shapes = page.eval_on_selector_all("#shape option", "os => os.map(o => o.value)")
     assert len(shapes) > 3 and shapes == sorted(shapes, key=natural_key)
@@ -74,8 +61,8 @@ def test_wgmma_shapes_are_in_natural_order(browser, page_file):
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_small_grid_has_numbers_search_and_readout(browser, page_file, width):
-    page, errors = open_page(browser, page_file, width)
+def test_small_grid_has_numbers_search_and_readout(chromium, page_file, width):
+    page, errors = open_page(chromium, page_file, width)
     choose(page, api="wmma", shape="m16n16k16", dtype="f16", frag="matrix_a", variant="row")
     panel = page.locator(".panel").first
     assert panel.locator(".label.colnum").all_text_contents() == [str(c) for c in range(16)]
@@ -104,8 +91,8 @@ def test_small_grid_has_numbers_search_and_readout(browser, page_file, width):
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_big_wgmma_tile_scrolls_inside_the_window(browser, page_file, width):
-    page, errors = open_page(browser, page_file, width)
+def test_big_wgmma_tile_scrolls_inside_the_window(chromium, page_file, width):
+    page, errors = open_page(chromium, page_file, width)
     choose(page, api="wgmma")
     shapes = page.eval_on_selector_all("#shape option", "os => os.map(o => o.value)")
     big = [s for s in shapes if s.startswith("m64n256")]
