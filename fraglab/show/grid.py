@@ -35,10 +35,14 @@ _MAX_MMA_IN = 17.0      # width and height budget of the three grids of the MMA 
 @dataclass
 class _Cell:
     holders: list[tuple[int, int, int]]  # (lane, slot, reads: 1 read / 0 ignored / -1 unknown)
+    # labels and lanes, worked out once: a grid is planned in several styles and sizes before it is drawn
+    memo: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def lanes(self) -> list[int]:
-        return list(dict.fromkeys(t for t, _, _ in self.holders))
+        if "lanes" not in self.memo:
+            self.memo["lanes"] = tuple(dict.fromkeys(t for t, _, _ in self.holders))
+        return list(self.memo["lanes"])
 
     def key_holder(self) -> tuple[int, int, int] | None:
         """The holder whose lane/slot colours the cell: the first one the MMA reads (or may read)."""
@@ -56,15 +60,29 @@ def _slot_text(slot: int, reads: int) -> str:
     return f"(x{slot})" if reads == 0 else f"x{slot}"
 
 
+class _CellGrid(list):
+    """The rows of a grid's cells, with what is worked out about all of them at once (label extents by style)."""
+
+    def __init__(self, rows: Iterable[list[_Cell]]):
+        super().__init__(rows)
+        self.memo: dict = {}
+
+
 def _cells(layout: Layout) -> list[list[_Cell]]:
     grid = layout.holder_grid()
     reads = layout.mma_reads
-    return [[_Cell([(t, s, int(reads[t, s])) for t, s in grid[r][c]]) for c in range(layout.spec.cols)]
-            for r in range(layout.spec.rows)]
+    return _CellGrid([_Cell([(t, s, int(reads[t, s])) for t, s in grid[r][c]]) for c in range(layout.spec.cols)]
+                     for r in range(layout.spec.rows))
 
 
 def _label_lines(cell: _Cell, style: str) -> list[str]:
     """The label of one cell in one of three styles (the figure picks the one needing the smallest cell)."""
+    if style not in cell.memo:
+        cell.memo[style] = tuple(_make_label_lines(cell, style))
+    return list(cell.memo[style])
+
+
+def _make_label_lines(cell: _Cell, style: str) -> list[str]:
     lines: list[str] = []
     for lane in cell.lanes:
         slots = [_slot_text(s, rd) for t, s, rd in cell.holders if t == lane]
@@ -94,22 +112,39 @@ def _text_box(lines: list[str], font: float) -> tuple[float, float]:
     return max(len(s) for s in lines) * _CHAR_W * font, len(lines) * _LINE_H * font
 
 
-def _fit_font(lines: list[str], w_pt: float, h_pt: float, *, cap: float = _IDEAL_FONT) -> float:
+def _label_extent(cells: list[list[_Cell]], style: str) -> tuple[int, int]:
+    """(characters of the longest line, lines of the tallest label) over the grid's labels in `style`: the
+    label needing the most room either way sets the cell size and the font, so only these two count."""
+    memo = getattr(cells, "memo", {})
+    if ("extent", style) not in memo:
+        memo["extent", style] = _measure_labels(cells, style)
+    return memo["extent", style]
+
+
+def _measure_labels(cells: list[list[_Cell]], style: str) -> tuple[int, int]:
+    chars = lines = 0
+    for row in cells:
+        for cell in row:
+            if cell.holders:
+                label = _label_lines(cell, style)
+                chars, lines = max(chars, max(len(s) for s in label)), max(lines, len(label))
+    return chars, lines
+
+
+def _fit_extent(extent: tuple[int, int], w_pt: float, h_pt: float, *, cap: float = _IDEAL_FONT) -> float:
+    """The largest font (up to cap) at which the grid's most demanding label fits its cell, so every one does."""
+    chars, lines = extent
     if not lines:
         return cap
-    tw, th = _text_box(lines, 1.0)
-    return min(cap, _FILL * w_pt / tw, _FILL * h_pt / th)
+    return min(cap, _FILL * w_pt / (chars * _CHAR_W * 1.0), _FILL * h_pt / (lines * _LINE_H * 1.0))
 
 
 def _best_label_style(cells: list[list[_Cell]]) -> tuple[str, float]:
     """(style, square cell side in inches) that fits every label at the ideal font."""
     best = ("two", float("inf"))
     for style in ("two", "stack", "line"):
-        side = 0.0
-        for row in cells:
-            for cell in row:
-                w, h = _text_box(_label_lines(cell, style), _IDEAL_FONT)
-                side = max(side, w / _FILL, h / _FILL)
+        chars, lines = _label_extent(cells, style)
+        side = max(0.0, chars * _CHAR_W * _IDEAL_FONT / _FILL, lines * _LINE_H * _IDEAL_FONT / _FILL)
         if side < best[1] - 1e-9:
             best = (style, side)
     return best[0], max(_MIN_CELL_IN, best[1] / 72.0)
@@ -125,9 +160,15 @@ class _Run:
     vertical: bool
     first: _Cell
     last: _Cell
+    memo: dict = field(default_factory=dict, repr=False, compare=False)  # text by (slots, in_warp)
 
     def text(self, slots: bool = True, in_warp: bool = False) -> str:
         """'T5 x0-31' (lanes and slots), 'T5' (slots=False) or '5' (in_warp: the lane inside its warp)."""
+        if (slots, in_warp) not in self.memo:
+            self.memo[slots, in_warp] = self._make_text(slots, in_warp)
+        return self.memo[slots, in_warp]
+
+    def _make_text(self, slots: bool, in_warp: bool) -> str:
         if in_warp:
             return ",".join(str(lane % 32) for lane in self.first.lanes)
         if not slots:
@@ -380,13 +421,11 @@ def _plan_labels(cells: list[list[_Cell]], cell_w_pt: float, cell_h_pt: float) -
     # counted ("x0 +3"); else runs.
     fits = []
     for style in dict.fromkeys((best, "two", "stack", "line")):
-        labels = [_label_lines(cell, style) for row in cells for cell in row if cell.holders]
-        fits.append((min((_fit_font(lines, cell_w_pt, cell_h_pt) for lines in labels), default=_IDEAL_FONT), style))
+        fits.append((_fit_extent(_label_extent(cells, style), cell_w_pt, cell_h_pt), style))
     font, style = max(fits, key=lambda fs: fs[0] + (1e-6 if fs[1] == best else 0.0))
     if font >= _MIN_FONT:
         return _LabelPlan("cell", font, style)
-    labels = [_label_lines(cell, "compact") for row in cells for cell in row if cell.holders]
-    font = min((_fit_font(lines, cell_w_pt, cell_h_pt) for lines in labels), default=_IDEAL_FONT)
+    font = _fit_extent(_label_extent(cells, "compact"), cell_w_pt, cell_h_pt)
     if font >= _MIN_FONT:
         return _LabelPlan("cell", font, "compact")
     style = best
@@ -410,23 +449,25 @@ def _plan_labels(cells: list[list[_Cell]], cell_w_pt: float, cell_h_pt: float) -
 def _draw_labels(ax: "Axes", layout: Layout, cells: list[list[_Cell]], coloring: _Coloring,
                  plan: _LabelPlan, gid: str) -> None:
     """Labels carry SVG ids ({gid}-cell-R-C, {gid}-run-R-C) so a file can be checked against its layout."""
+    from .labels import Label, add_labels
+
     if plan.mode == "cell":
-        for r, row in enumerate(cells):
-            for c, cell in enumerate(row):
-                if cell.holders:
-                    ax.text(c + 0.5, r + 0.5, "\n".join(_label_lines(cell, plan.style)), ha="center",
-                            va="center", fontsize=plan.font, color=_cell_text_color(layout, cell, coloring),
-                            linespacing=1.1, gid=f"{gid}-cell-{r}-{c}")
+        labels = [Label(c + 0.5, r + 0.5, tuple(_label_lines(cell, plan.style)),
+                        _cell_text_color(layout, cell, coloring), f"{gid}-cell-{r}-{c}")
+                  for r, row in enumerate(cells) for c, cell in enumerate(row) if cell.holders]
+        add_labels(ax, labels, fontsize=plan.font, linespacing=1.1)
         return
+    labels = []
     for run in plan.runs:
         if run.vertical:
-            x, y, rot = run.c0 + 0.5, run.r0 + run.length / 2, 90
+            x, y, rot = run.c0 + 0.5, run.r0 + run.length / 2, 90.0
         else:
-            x, y, rot = run.c0 + run.length / 2, run.r0 + 0.5, 0
-        ax.text(x, y, run.text(slots=plan.mode == "run", in_warp=plan.mode == "warp_lanes"), ha="center",
-                va="center", rotation=rot,
-                fontsize=plan.font, color=_cell_text_color(layout, run.first, coloring),
-                gid=f"{gid}-run-{run.r0}-{run.c0}")
+            x, y, rot = run.c0 + run.length / 2, run.r0 + 0.5, 0.0
+        text = run.text(slots=plan.mode == "run", in_warp=plan.mode == "warp_lanes")
+        labels.append(Label(x, y, (text,), _cell_text_color(layout, run.first, coloring),
+                            f"{gid}-run-{run.r0}-{run.c0}", rot))
+    if labels:
+        add_labels(ax, labels, fontsize=plan.font)
 
 
 def _grid_report(layout: Layout, cells: list[list[_Cell]], plan: _LabelPlan) -> "_GridReport":
@@ -464,10 +505,13 @@ def _draw_key(ax: "Axes", coloring: _Coloring, n: int, ncols: int, box_pt: float
     """Colour key: one patch per lane (or slot, register), labelled with its index."""
     from matplotlib.collections import PolyCollection
 
+    from .labels import Label, add_labels
+
     prefix = {"lane": "T", "slot": "x", "register": "r"}[coloring.color_by]
     nrows = -(-n // ncols)
     polys, cols_ = [], []
     font = min(7.0, 0.8 * box_pt / (_CHAR_W * (len(prefix) + len(str(n - 1)))), 0.75 * box_pt / _LINE_H)
+    labels = []
     for i in range(n):
         r, c = divmod(i, ncols)
         rgb = coloring.colors[i % len(coloring.colors)]
@@ -475,9 +519,9 @@ def _draw_key(ax: "Axes", coloring: _Coloring, n: int, ncols: int, box_pt: float
         rgb = rgb if lit else _dim(rgb)
         polys.append([(c, r), (c + 1, r), (c + 1, r + 1), (c, r + 1)])
         cols_.append(rgb)
-        ax.text(c + 0.5, r + 0.5, f"{prefix}{i}", ha="center", va="center", fontsize=font,
-                color=_text_color(rgb) if lit else "0.45")
+        labels.append(Label(c + 0.5, r + 0.5, (f"{prefix}{i}",), _text_color(rgb) if lit else "0.45"))
     ax.add_collection(PolyCollection(polys, facecolors=cols_, edgecolors="white", linewidths=0.8))
+    add_labels(ax, labels, fontsize=font)
     ax.set_xlim(0, ncols)
     ax.set_ylim(nrows, 0)
     ax.set_xticks([])

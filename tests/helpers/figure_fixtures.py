@@ -113,7 +113,8 @@ class FakeAtlas:
 # ---- reading files back ----------------------------------------------------------------------------
 
 def svg_groups(data: bytes | str | Path) -> dict[str, list[str]]:
-    """id -> the text lines of every <text> inside that <g id=...> (labels carry such ids)."""
+    """id -> the text lines of every <text> inside that <g id=...>, or of the <text id=...> itself (a label of
+    one line carries its id, a label of several lines is a group of that id)."""
     if isinstance(data, Path):
         data = data.read_bytes()
     root = ET.fromstring(data)
@@ -125,6 +126,9 @@ def svg_groups(data: bytes | str | Path) -> dict[str, list[str]]:
         texts = ["".join(t.itertext()) for t in g.iter(f"{SVG_NS}text")]
         if texts:
             out[gid] = texts
+    for t in root.iter(f"{SVG_NS}text"):
+        if t.get("id") is not None:
+            out[t.get("id")] = ["".join(t.itertext())]
     return out
 
 
@@ -133,15 +137,28 @@ def svg_texts(data: bytes) -> list[str]:
     return ["".join(t.itertext()) for t in root.iter(f"{SVG_NS}text")]
 
 
+def svg_text_style(root: ET.Element, text: ET.Element) -> str:
+    """The CSS that styles one <text>: the rules of its classes (from the file's <style> elements), then its own
+    style attribute."""
+    rules = {}
+    for style in root.iter(f"{SVG_NS}style"):
+        for name, rule in re.findall(r"\.([\w-]+)\s*\{([^}]*)\}", style.text or ""):
+            rules[name] = rule
+    parts = [rules[name] for name in (text.get("class") or "").split() if name in rules]
+    return "; ".join(parts + ([text.get("style")] if text.get("style") else []))
+
+
 def svg_font_sizes(data: bytes, id_prefix: str = "") -> list[float]:
-    """font-size (px = pt in matplotlib's SVG) of every <text> under groups whose id starts with id_prefix."""
+    """font-size (px = pt in matplotlib's SVG) of every <text> under groups whose id starts with id_prefix, or
+    with such an id itself."""
     root = ET.fromstring(data)
-    sizes = []
+    texts = []
     for g in root.iter(f"{SVG_NS}g"):
         if (g.get("id") or "").startswith(id_prefix) and id_prefix:
-            for t in g.iter(f"{SVG_NS}text"):
-                sizes.append(float(re.search(r"font-size: ([\d.]+)px", t.get("style")).group(1)))
-    return sizes
+            texts += list(g.iter(f"{SVG_NS}text"))
+    texts += [t for t in root.iter(f"{SVG_NS}text") if id_prefix and (t.get("id") or "").startswith(id_prefix)]
+    texts = list({id(t): t for t in texts}.values())  # a text in a matching group with a matching id counts once
+    return [float(re.search(r"font-size: ([\d.]+)px", svg_text_style(root, t)).group(1)) for t in texts]
 
 
 def png_size(data: bytes) -> tuple[int, int]:

@@ -358,8 +358,12 @@ def test_plot_layout_draws_into_a_given_axes():
     out = figures.plot_layout(accumulator_m16n16k16(), ax=left, lane=2)
     assert out is fig
     assert left.get_title(loc="left").startswith("wmma accumulator m16n16k16 f32")
-    assert len([t for t in left.texts if (t.get_gid() or "").startswith("grid-cell-")]) == 256
-    assert len(right.texts) == 0
+    from fraglab.show.labels import LabelField
+
+    cell_labels = [lab for field in left.findobj(LabelField) for lab in field.labels
+                   if (lab.gid or "").startswith("grid-cell-")]
+    assert len(cell_labels) == 256
+    assert len(right.texts) == 0 and not right.findobj(LabelField)
     assert left.get_xlim() == (0, 16) and left.get_ylim() == (16, 0)  # row 0 on top
 
 

@@ -64,6 +64,10 @@ def drawn_texts(fig):
         if not artist.get_visible() or not artist.get_text().strip():
             continue
         out.append((artist.get_text(), artist.get_window_extent(renderer)))
+    from fraglab.show.labels import LabelField
+
+    for field in fig.findobj(LabelField):  # the grids' and keys' labels, as Text would place them
+        out += [(text, box) for text, box in field.label_boxes(renderer) if field.get_visible() and text.strip()]
     return out
 
 
