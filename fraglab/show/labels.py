@@ -156,35 +156,37 @@ class LabelField(Artist):
 
     def _draw_svg(self, renderer, placed) -> None:
         """One <text> per line, its x the line's centre (text-anchor: middle, so a viewer's own font stays
-        centred). The font and colour are a CSS class (a style repeated on thousands of labels was most of a
-        file's bytes); a one-line label carries its id itself, a label of several lines is a <g> of that id."""
+        centred). The font and colour are a CSS class on a <g> around every label of that colour, which its
+        texts inherit (a style repeated on each of thousands of labels was most of a file's bytes); a one-line
+        label carries its id, a label of several lines is a <g> of that id."""
         writer, height = renderer.writer, renderer.height
         font = f"font-size: {_short(self.fontsize)}px; font-family: {_svg_family(self._prop)}; text-anchor: middle"
-        classes: dict[str, str] = {}   # colour -> class name, e.g. l550 (5.5 px, black), l550ffffff (white)
+        by_class: dict[str, list] = {}   # e.g. l550 (5.5 px, black), l550ffffff (white): its rule, its labels
         rules: dict[str, str] = {}
-        for lab, _, _ in placed:
-            if lab.color not in classes:
-                colour = mcolors.to_hex(lab.color)[1:]
-                name = f"l{round(self.fontsize * 100)}" + ("" if colour == "000000" else colour)
-                classes[lab.color] = name
-                rules[name] = font + ("" if colour == "000000" else f"; fill: #{colour}")
+        for item in placed:
+            colour = mcolors.to_hex(item[0].color)[1:]
+            name = f"l{round(self.fontsize * 100)}" + ("" if colour == "000000" else colour)
+            rules[name] = font + ("" if colour == "000000" else f"; fill: #{colour}")
+            by_class.setdefault(name, []).append(item)
         writer.element("style", "".join(f".{name}{{{rule}}}" for name, rule in sorted(rules.items())),
                        attrib={"type": "text/css"})
-        for lab, lines, _ in placed:
-            cls = classes[lab.color]
-            grouped = lab.gid is not None and len(lines) > 1
-            if grouped:
-                writer.start("g", id=lab.gid)
-            cos, sin = _cos_sin(lab.rotation)
-            for line in lines:
-                x = _short(line.x + line.width / 2 * cos)
-                y = _short(height - (line.y + line.width / 2 * sin))
-                attrib = {"id": None if grouped else lab.gid, "class": cls, "x": x, "y": y}
-                if lab.rotation:
-                    attrib["transform"] = f"rotate({_short(-lab.rotation)} {x} {y})"
-                writer.element("text", line.text, attrib=attrib)
-            if grouped:
-                writer.end("g")
+        for name, items in by_class.items():
+            writer.start("g", attrib={"class": name})
+            for lab, lines, _ in items:
+                grouped = lab.gid is not None and len(lines) > 1
+                if grouped:
+                    writer.start("g", id=lab.gid)
+                cos, sin = _cos_sin(lab.rotation)
+                for line in lines:
+                    x = _short(line.x + line.width / 2 * cos)
+                    y = _short(height - (line.y + line.width / 2 * sin))
+                    attrib = {"id": None if grouped else lab.gid, "x": x, "y": y}
+                    if lab.rotation:
+                        attrib["transform"] = f"rotate({_short(-lab.rotation)} {x} {y})"
+                    writer.element("text", line.text, attrib=attrib)
+                if grouped:
+                    writer.end("g")
+            writer.end("g")
 
 
 def _cos_sin(degrees: float) -> tuple[float, float]:

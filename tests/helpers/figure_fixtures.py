@@ -138,14 +138,22 @@ def svg_texts(data: bytes) -> list[str]:
 
 
 def svg_text_style(root: ET.Element, text: ET.Element) -> str:
-    """The CSS that styles one <text>: the rules of its classes (from the file's <style> elements), then its own
-    style attribute."""
+    """The CSS that styles one <text>: the rules of the classes of its enclosing groups (outermost first) and of
+    its own (from the file's <style> elements), then its own style attribute; later declarations win."""
     rules = {}
     for style in root.iter(f"{SVG_NS}style"):
         for name, rule in re.findall(r"\.([\w-]+)\s*\{([^}]*)\}", style.text or ""):
             rules[name] = rule
-    parts = [rules[name] for name in (text.get("class") or "").split() if name in rules]
-    return "; ".join(parts + ([text.get("style")] if text.get("style") else []))
+    parent = {child: node for node in root.iter() for child in node}
+    chain, node = [], text
+    while node is not None:
+        chain.append(node)
+        node = parent.get(node)
+    parts = []
+    for node in reversed(chain):
+        parts += [rules[name] for name in (node.get("class") or "").split() if name in rules]
+        parts += [node.get("style")] if node.get("style") else []
+    return "; ".join(parts)
 
 
 def svg_font_sizes(data: bytes, id_prefix: str = "") -> list[float]:

@@ -106,7 +106,8 @@ def test_svg_labels_are_centred_text_in_groups_at_the_places_text_takes():
     for i, (_, _, lines, _, _) in enumerate(LABELS):
         assert groups[f"lab-{i}"] == list(lines)
     root = ET.fromstring(by_field)
-    texts = {t.text: t for t in root.iter(f"{SVG_NS}text") if t.get("class")}
+    texts = {t.text: t for g in root.iter(f"{SVG_NS}g") if (g.get("class") or "").startswith("l")
+             for t in g.iter(f"{SVG_NS}text")}
     assert len(texts) == sum(len(lab[2]) for lab in LABELS)
     style = {line: svg_text_style(root, t) for line, t in texts.items()}
     assert "text-anchor: middle" in style["x3"] and "font-size: 6.5px" in style["x3"]
