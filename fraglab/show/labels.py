@@ -71,7 +71,7 @@ class LabelField(Artist):
         for table_name, gap, ascent, descent in (("OS/2", "sTypoLineGap", "sTypoAscender", "sTypoDescender"),
                                                  ("hhea", "lineGap", "ascent", "descent")):
             table = font.get_sfnt_table(table_name)
-            if table is not None:
+            if table is not None and ascent in table:  # matplotlib < 3.8 leaves the sTypo* keys out of OS/2
                 return table[ascent] * scale, -table[descent] * scale, table[gap] * scale
         _, height, descent = renderer.get_text_width_height_descent("lp", self._prop, ismath=False)
         return height - descent, descent, 0.0
