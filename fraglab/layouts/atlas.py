@@ -8,6 +8,7 @@ per slot, '1' read by the MMA, '0' ignored, '?' not measured.
 
 from __future__ import annotations
 
+import copy
 import gzip
 import json
 import re
@@ -106,11 +107,13 @@ class Atlas:
 
     # ---- serialisation -------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
+        """The JSON document, a copy: a caller that edits it never edits this atlas (nor the cached bundled one)."""
         entries = {}
         for key, methods in self.entries.items():
-            entries[key] = {m: enc if isinstance(enc, dict) else _encode(enc) for m, enc in methods.items()}
-        return {"fraglab_atlas": ATLAS_FORMAT, "provenance": self.provenance, "entries": entries,
-                "refused": self.refused}
+            entries[key] = {m: copy.deepcopy(enc) if isinstance(enc, dict) else _encode(enc)
+                            for m, enc in methods.items()}
+        return {"fraglab_atlas": ATLAS_FORMAT, "provenance": copy.deepcopy(self.provenance), "entries": entries,
+                "refused": dict(self.refused)}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], path: Path | None = None, deep: bool = True) -> "Atlas":

@@ -138,3 +138,16 @@ def test_a_question_about_one_family_reads_only_the_files_that_hold_it(monkeypat
         assert sorted(read) == sorted(["atlas_sm90.json"] + [p.name for p in atlas_mod.bundled_paths()[90]])
     finally:
         atlas_mod._load_bundled_files.cache_clear()
+
+
+def test_editing_an_atlas_document_leaves_the_cached_bundled_atlas_alone():
+    # the bundled atlas is cached for the process: a document made from it must be the caller's own copy
+    key = "wmma.matrix_a.m8n8k4.f64.row"
+    doc = atlas_mod.load_bundled().to_dict()
+    before = json.dumps(doc["entries"][key], sort_keys=True)
+    doc["entries"][key]["mma"]["reads"][0] = "0"
+    doc["provenance"]["gpu_name"] = "edited"
+    again = atlas_mod.load_bundled().to_dict()
+    assert json.dumps(again["entries"][key], sort_keys=True) == before
+    assert again["provenance"]["gpu_name"] != "edited"
+    assert atlas_mod.diff(atlas_mod.load_bundled(), atlas_mod.Atlas.from_dict(again)) == []
