@@ -4,7 +4,9 @@
 # Stages:
 #   env       the GPU, driver, clocks, power and the Python packages (always run first)
 #   tests     every GPU test (`pytest -m gpu`), in parallel workers sharing CuPy's kernel cache; TESTS narrows it
-#             (e.g. TESTS="tests/gemm tests/bench")
+#             (e.g. TESTS="tests/gemm tests/bench"). The whole suite (~1840 tests) takes longer than one device call
+#             allows (600 s), so it runs in two calls: `tests_wgmma` (the wgmma GEMM's two test files) and
+#             `tests_rest` (every other GPU test)
 #   sanitize  compute-sanitizer memcheck and racecheck over the probe kernels (mma.sync/ldmatrix, a WMMA capture),
 #             memcheck over the WMMA GEMM's edge cases and the public GEMM road's GPU tests, memcheck/racecheck/
 #             synccheck over the wgmma GEMM variants (benchmarks/wgmma_sanitize.py) and the wgmma peak probes
@@ -54,6 +56,10 @@ stage_tests() {
         --durations=10 ${TESTS:-}
     tail -n 15 "$OUT/pytest_gpu.log"
 }
+
+WGMMA_TEST_FILES="tests/gemm/test_wgmma_gpu.py tests/gemm/test_wgmma_layouts_gpu.py"
+stage_tests_wgmma() { TESTS="$WGMMA_TEST_FILES" stage_tests; }
+stage_tests_rest() { TESTS="${WGMMA_TEST_FILES//tests\//--ignore=tests/}" stage_tests; }
 
 stage_sanitize() {
     step memcheck_ptx_probes 240 $SAN --tool memcheck python3 scripts/ptx_mma_device.py --sanitize
@@ -119,7 +125,7 @@ stages=("$@")
 [ ${#stages[@]} -eq 0 ] && stages=(tests sanitize)
 for name in "${stages[@]}"; do
     if ! declare -F "stage_$name" >/dev/null; then
-        echo "device.sh: invalid stage '$name': valid stages are env, tests, sanitize, probes, capture, bench, sass, skinny" >&2
+        echo "device.sh: invalid stage '$name': valid stages are env, tests, tests_wgmma, tests_rest, sanitize, probes, capture, bench, sass, skinny" >&2
         exit 2
     fi
 done
