@@ -12,6 +12,7 @@ import pytest
 
 from fraglab.gemm import schedule, skinny
 from fraglab.gemm.reference import ACT_KINDS, BIAS_MODES, check_result, reference_gemm
+from gemm_operands import host_d, poisoned_outputs, random_operands
 
 
 # ---- CPU: the rule, the split, the sizes ----
@@ -101,16 +102,6 @@ SIZES = [(1, 8, 8), (3, 24, 40), (16, 136, 72), (17, 520, 1000), (32, 200, 1048)
 COMBOS = list(itertools.product(ACT_KINDS, BIAS_MODES))
 
 
-def _device_matrix(cp, x32, dtype):
-    """(device array of f16 / bf16 bits, exact float64 host copy)."""
-    if dtype == "f16":
-        h = x32.astype(np.float16)
-        return cp.asarray(h), h.astype(np.float64)
-    bits = x32.view(np.uint32)
-    bits = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
-    return cp.asarray(bits), (bits.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
-
-
 def _combo(i):
     act, bias_mode = COMBOS[i]
     return dict(act=act, bias_mode=bias_mode, beta=0.75 if i % 2 else 0.0, save_z=bool(i % 2),
@@ -137,17 +128,9 @@ def cp():
 
 def run_case(cp, m, n, k, dtype="f16", *, b_order="C", act="relu", bias_mode="per_n", beta=0.0, save_z=False,
              out_dtype="f32", splits=None, seed=0, alpha=1.5, leaky_slope=0.05):
-    rng = np.random.default_rng(seed)
-    a, a64 = _device_matrix(cp, rng.uniform(-1, 1, (m, k)).astype(np.float32), dtype)
-    b, b64 = _device_matrix(cp, rng.uniform(-1, 1, (k, n)).astype(np.float32), dtype)
-    if b_order == "F":
-        b = cp.asfortranarray(b)
-    shape = {"none": None, "per_m": (m,), "per_n": (n,), "full": (m, n)}[bias_mode]
-    bias = rng.uniform(-1, 1, shape).astype(np.float32) if shape else None
-    c = rng.uniform(-1, 1, (m, n)).astype(np.float32) if beta else None
-    d_type = {"f32": cp.float32, "f16": cp.float16, "bf16": cp.uint16}[out_dtype]
-    d = cp.full((m, n), 0xFFFF if out_dtype == "bf16" else np.nan, dtype=d_type)   # NaN in every type
-    z = cp.full((m, n), np.nan, dtype=cp.float32) if save_z else None
+    a, a64, b, b64, bias, c = random_operands(cp, np.random.default_rng(seed), m, n, k, dtype, bias_mode=bias_mode,
+                                              beta=beta, b_order=b_order)
+    d, z = poisoned_outputs(cp, m, n, out_dtype, save_z)
     spec = skinny.spec_for(dtype, m, n, k, act=act, bias_mode=bias_mode, has_c=bool(beta), save_z=save_z,
                            out_dtype=out_dtype, b_order=b_order)
     if splits is not None:
@@ -159,8 +142,7 @@ def run_case(cp, m, n, k, dtype="f16", *, b_order="C", act="relu", bias_mode="pe
     cp.cuda.runtime.deviceSynchronize()
     d_ref, z_ref = reference_gemm(a64, b64, c=c, bias=bias, bias_mode=bias_mode, act=act, alpha=alpha, beta=beta,
                                   leaky_slope=leaky_slope)
-    got = d.get()
-    got = (got.astype(np.uint32) << 16).view(np.float32) if out_dtype == "bf16" else got.astype(np.float32)
+    got = host_d(d, out_dtype)
     what = f"{m}x{n}x{k} {dtype} B {b_order} {act} {bias_mode} D {out_dtype} splits {spec.splits}"
     ok, max_abs, rel = check_result(got, d_ref, dtype, z_ref=z_ref if save_z else None, out_dtype=out_dtype, k=k)
     assert ok, f"D: max abs {max_abs:.3e}, rel {rel:.3e} ({what})"

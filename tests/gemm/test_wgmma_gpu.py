@@ -11,19 +11,17 @@ import pytest
 
 from fraglab.gemm import wgmma
 from fraglab.gemm.reference import ACT_KINDS, BIAS_MODES, check_result, reference_gemm
+from gemm_operands import host_d, poisoned_outputs, random_operands
 
 pytestmark = pytest.mark.gpu
 
 
-@pytest.fixture(scope="module")
-def cp():
+@pytest.fixture(scope="module", autouse=True)
+def precompiled(cp, sm90):
     from concurrent.futures import ThreadPoolExecutor
 
     from fraglab.runtime import gpu
 
-    cp = gpu.cupy()
-    if gpu.compute_capability() != 90:
-        pytest.skip("the wgmma GEMM needs an sm_90 GPU (H100/H200)")
     # Compile what these tests launch in parallel first (one after another: ~1 s each).
     specs = [wgmma.spec_for(dt, m, n, k, act="relu", bias_mode="per_n", tile=t)
              for (m, n, k), dt, t in itertools.product(SIZES, wgmma.DTYPES, TEST_TILES)]
@@ -49,33 +47,13 @@ def cp():
                              b_order="F", scaled=True) for i, (act, bm) in enumerate(COMBOS)]
     with ThreadPoolExecutor(16) as pool:
         list(pool.map(gpu.module, dict.fromkeys(s.build() for s in specs)))
-    return cp
-
-
-def _device_matrix(cp, x32, dtype):
-    """(device array of f16 / bf16 bits, exact float64 host copy)."""
-    if dtype == "f16":
-        h = x32.astype(np.float16)
-        return cp.asarray(h), h.astype(np.float64)
-    bits = x32.view(np.uint32)
-    bits = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)   # round to nearest even
-    return cp.asarray(bits), (bits.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
 
 
 def run_case(cp, m, n, k, dtype, *, act="none", bias_mode="none", beta=0.0, save_z=False, seed=0, tile=None,
              a32=None, alpha=1.5, leaky_slope=0.05, grid=None, out_dtype="f32", b_order="C"):
-    rng = np.random.default_rng(seed)
-    a32 = rng.uniform(-1, 1, (m, k)).astype(np.float32) if a32 is None else a32
-    b32 = rng.uniform(-1, 1, (k, n)).astype(np.float32)
-    a, a64 = _device_matrix(cp, a32, dtype)
-    b, b64 = _device_matrix(cp, b32, dtype)
-    if b_order == "F":
-        b = cp.asfortranarray(b)   # column-major K x N: the row-major N x K the K-major kernel reads
-    shape = {"none": None, "per_m": (m,), "per_n": (n,), "full": (m, n)}[bias_mode]
-    bias = rng.uniform(-1, 1, shape).astype(np.float32) if shape else None
-    c = rng.uniform(-1, 1, (m, n)).astype(np.float32) if beta else None
-    d = cp.full((m, n), np.nan, dtype=cp.float32 if out_dtype == "f32" else cp.float16)
-    z = cp.full((m, n), np.nan, dtype=cp.float32) if save_z else None
+    a, a64, b, b64, bias, c = random_operands(cp, np.random.default_rng(seed), m, n, k, dtype, bias_mode=bias_mode,
+                                              beta=beta, a32=a32, b_order=b_order)
+    d, z = poisoned_outputs(cp, m, n, out_dtype, save_z)
     spec = wgmma.spec_for(dtype, m, n, k, act=act, bias_mode=bias_mode, has_c=bool(beta), save_z=save_z, tile=tile,
                           out_dtype=out_dtype, b_order=b_order)
     wgmma.launch(spec, a, b, d, c=None if c is None else cp.asarray(c), bias=None if bias is None else cp.asarray(bias),
@@ -83,7 +61,7 @@ def run_case(cp, m, n, k, dtype, *, act="none", bias_mode="none", beta=0.0, save
     cp.cuda.runtime.deviceSynchronize()
     d_ref, z_ref = reference_gemm(a64, b64, c=c, bias=bias, bias_mode=bias_mode, act=act, alpha=alpha, beta=beta,
                                   leaky_slope=leaky_slope)
-    got = d.get().astype(np.float32)
+    got = host_d(d, out_dtype)
     if out_dtype == "f16":   # one f16 rounding of D on top of the f32 tolerance
         assert np.all(np.abs(got - d_ref) <= 2.0 ** -11 * np.abs(d_ref) + 1e-3 * max(1.0, np.abs(d_ref).max())), \
             f"f16 D off by more than one rounding ({m}x{n}x{k} tile {spec.tile})"
@@ -418,21 +396,14 @@ def test_f16_and_bf16_outputs(cp, case):
     """D stored as f16 / bf16: within one rounding of the output type (2^-11 / 2^-8 relative) plus the f32
     accumulation tolerance, of the float64 reference; every element written (poisoned first)."""
     (m, n, k), dtype, tile, out, store = OUT_CASES[case]
-    rng = np.random.default_rng(77 + case)
-    a, a64 = _device_matrix(cp, rng.uniform(-1, 1, (m, k)).astype(np.float32), dtype)
-    b, b64 = _device_matrix(cp, rng.uniform(-1, 1, (k, n)).astype(np.float32), dtype)
-    bias = rng.uniform(-1, 1, (m,)).astype(np.float32)
-    d = {"f16": lambda: cp.full((m, n), np.nan, dtype=cp.float16), "f32": lambda: cp.full((m, n), np.nan, cp.float32),
-         "bf16": lambda: cp.full((m, n), 0x7FC0, cp.uint16)}[out]()  # NaN
+    a, a64, b, b64, bias, _ = random_operands(cp, np.random.default_rng(77 + case), m, n, k, dtype, bias_mode="per_m",
+                                              beta=0.0)
+    d, _ = poisoned_outputs(cp, m, n, out, save_z=False)
     spec = wgmma.spec_for(dtype, m, n, k, act="gelu", bias_mode="per_m", tile=tile, out_dtype=out, store=store)
     assert spec.store == store
     wgmma.launch(spec, a, b, d, bias=cp.asarray(bias), alpha=1.5)
     cp.cuda.runtime.deviceSynchronize()
-    host = d.get()
-    if out in ("f16", "f32"):
-        got = host.astype(np.float64)
-    else:
-        got = (host.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+    got = host_d(d, out).astype(np.float64)
     ref, _ = reference_gemm(a64, b64, bias=bias, bias_mode="per_m", act="gelu", alpha=1.5)
     ulp = {"f16": 2.0 ** -11, "bf16": 2.0 ** -8, "f32": 0.0}[out]
     assert np.isfinite(got).all()

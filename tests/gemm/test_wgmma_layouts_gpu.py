@@ -11,6 +11,7 @@ import pytest
 
 from fraglab.gemm import wgmma
 from fraglab.gemm.reference import ACT_KINDS, BIAS_MODES, check_result, reference_gemm
+from gemm_operands import host_d, poisoned_outputs, random_operands
 
 pytestmark = pytest.mark.gpu
 
@@ -46,15 +47,13 @@ def _spec(dtype, m, n, k, *, act="relu", bias_mode="per_n", beta=0.0, save_z=Fal
                           out_dtype=out_dtype, b_order=b_order, a_order=a_order)
 
 
-@pytest.fixture(scope="module")
-def cp():
+@pytest.fixture(scope="module", autouse=True)
+def precompiled(cp, sm90):
+    """Compile what these tests launch in parallel first."""
     from concurrent.futures import ThreadPoolExecutor
 
     from fraglab.runtime import gpu
 
-    cp = gpu.cupy()
-    if gpu.compute_capability() != 90:
-        pytest.skip("the wgmma GEMM needs an sm_90 GPU (H100/H200)")
     specs = [_spec(dt, 8, 8, 8, tile=t, b_order=o) for dt in wgmma.DTYPES for t, o in A_CASES]
     specs += [_spec(dt, 8, 8, 8, tile=t, b_order=o) for dt in wgmma.DTYPES for t in NEW_TILES for o in _orders(t)]
     for i in range(len(COMBOS)):
@@ -64,35 +63,13 @@ def cp():
               for t in A_TILES for bm, o in (("per_n", "f16"), ("per_m", "f32"))]
     with ThreadPoolExecutor(16) as pool:
         list(pool.map(gpu.module, dict.fromkeys(s.build() for s in specs)))
-    return cp
-
-
-def _device_matrix(cp, x32, dtype):
-    """(device array of f16 / bf16 bits, exact float64 host copy)."""
-    if dtype == "f16":
-        h = x32.astype(np.float16)
-        return cp.asarray(h), h.astype(np.float64)
-    bits = x32.view(np.uint32)
-    bits = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)   # round to nearest even
-    return cp.asarray(bits), (bits.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
 
 
 def run_case(cp, m, n, k, dtype, *, act="relu", bias_mode="per_n", beta=0.0, save_z=False, seed=0, tile=None,
              out_dtype="f32", b_order="C", a_order="C", grid=None, alpha=1.25, leaky_slope=0.05):
-    rng = np.random.default_rng(seed)
-    a, a64 = _device_matrix(cp, rng.uniform(-1, 1, (m, k)).astype(np.float32), dtype)
-    b, b64 = _device_matrix(cp, rng.uniform(-1, 1, (k, n)).astype(np.float32), dtype)
-    if a_order == "F":
-        a = cp.asfortranarray(a)   # column-major M x K: the row-major K x M the MN-major load reads
-        assert a.strides[0] == a.itemsize
-    if b_order == "F":
-        b = cp.asfortranarray(b)
-    shape = {"none": None, "per_m": (m,), "per_n": (n,), "full": (m, n)}[bias_mode]
-    bias = rng.uniform(-1, 1, shape).astype(np.float32) if shape else None
-    c = rng.uniform(-1, 1, (m, n)).astype(np.float32) if beta else None
-    d_type = {"f32": cp.float32, "f16": cp.float16, "bf16": cp.uint16}[out_dtype]
-    d = cp.full((m, n), np.nan, dtype=d_type) if out_dtype != "bf16" else cp.full((m, n), 0x7FC0, dtype=cp.uint16)
-    z = cp.full((m, n), np.nan, dtype=cp.float32) if save_z else None
+    a, a64, b, b64, bias, c = random_operands(cp, np.random.default_rng(seed), m, n, k, dtype, bias_mode=bias_mode,
+                                              beta=beta, a_order=a_order, b_order=b_order)
+    d, z = poisoned_outputs(cp, m, n, out_dtype, save_z)
     spec = _spec(dtype, m, n, k, act=act, bias_mode=bias_mode, beta=beta, save_z=save_z, tile=tile,
                  out_dtype=out_dtype, b_order=b_order, a_order=a_order)
     assert spec.a_order == a_order
@@ -101,10 +78,7 @@ def run_case(cp, m, n, k, dtype, *, act="relu", bias_mode="per_n", beta=0.0, sav
     cp.cuda.runtime.deviceSynchronize()
     d_ref, z_ref = reference_gemm(a64, b64, c=c, bias=bias, bias_mode=bias_mode, act=act, alpha=alpha, beta=beta,
                                   leaky_slope=leaky_slope)
-    got = d.get()
-    if out_dtype == "bf16":
-        got = (got.astype(np.uint32) << 16).view(np.float32)
-    ok, max_abs, rel = check_result(got.astype(np.float32), d_ref, dtype, z_ref=z_ref if save_z else None,
+    ok, max_abs, rel = check_result(host_d(d, out_dtype), d_ref, dtype, z_ref=z_ref if save_z else None,
                                     out_dtype=out_dtype)
     where = f"{m}x{n}x{k} {dtype} {act} {bias_mode} tile {spec.tile} A {a_order} B {b_order} D {out_dtype}"
     assert ok, f"D: max abs {max_abs:.3e}, rel {rel:.3e} ({where})"
