@@ -23,13 +23,6 @@ ERROR_BOUND = {"none": 0.0, "relu": 0.0, "leaky_relu": 0.0, "gelu": 4e-7, "gelu_
 KERNELS = ("wgmma", "wmma", "simt")
 
 
-@pytest.fixture(scope="module")
-def cp():
-    from fraglab.runtime import gpu
-
-    return gpu.cupy()
-
-
 def _dyadic(rng, shape, limit):
     """Uniform multiples of 2^-5 in [-limit, limit]."""
     return rng.integers(-limit * 32, limit * 32 + 1, shape) / 32.0
@@ -61,13 +54,12 @@ def test_the_inputs_are_exact_and_cover_every_regime(exact_inputs):
 @pytest.mark.gpu
 @pytest.mark.parametrize("kernel", KERNELS)
 @pytest.mark.parametrize("act", ACT_KINDS)
-def test_each_activation_within_its_bound(cp, exact_inputs, act, kernel):
+def test_each_activation_within_its_bound(cp, exact_inputs, act, kernel, request):
     from fraglab.runtime import gpu
 
-    cc = gpu.compute_capability()
-    if kernel == "wgmma" and cc != 90:
-        pytest.skip("the wgmma GEMM needs an sm_90 GPU (H100/H200)")
-    if kernel == "wmma" and cc < 70:
+    if kernel == "wgmma":
+        request.getfixturevalue("sm90")
+    if kernel == "wmma" and gpu.compute_capability() < 70:
         pytest.skip("WMMA needs sm_70 or newer")
     a, b, bias, pre = exact_inputs
     dtype = np.float32 if kernel == "simt" else np.float16

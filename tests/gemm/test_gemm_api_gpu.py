@@ -5,43 +5,16 @@ D is poisoned (NaN) where the test allocates it. The stream tests hold the strea
 write A on it, so a GEMM (or a cast) launched on any other stream reads the old A and fails.
 """
 
-import importlib.util
-
 import numpy as np
 import pytest
 
 from fraglab.gemm import api
 from fraglab.gemm.reference import check_result, reference_gemm
+from gemm_operands import bf16_values
 
 pytestmark = pytest.mark.gpu
 
 SPIN_CYCLES = 200_000_000   # ~0.1 s at 2 GHz: far longer than launching what follows
-
-
-@pytest.fixture(scope="module")
-def cp():
-    from fraglab.runtime import gpu
-
-    return gpu.cupy()
-
-
-@pytest.fixture(scope="module")
-def sm90(cp):
-    from fraglab.runtime import gpu
-
-    if gpu.compute_capability() != 90:
-        pytest.skip("the wgmma GEMM needs an sm_90 GPU (H100/H200)")
-
-
-@pytest.fixture(scope="module")
-def torch(cp):
-    if importlib.util.find_spec("torch") is None:
-        pytest.skip("torch is not installed")
-    import torch
-
-    if not torch.cuda.is_available():
-        pytest.skip("torch has no CUDA device")
-    return torch
 
 
 def _inputs(m, n, k, seed, dtype=np.float16):
@@ -52,18 +25,9 @@ def _inputs(m, n, k, seed, dtype=np.float16):
     return a.astype(dtype), b.astype(dtype), bias
 
 
-def _bf16_bits(x32):
-    bits = np.asarray(x32, np.float32).view(np.uint32)
-    return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
-
-
-def _from_bits(bits):
-    return (np.asarray(bits).astype(np.uint32) << 16).view(np.float32).astype(np.float64)
-
-
 def _host_d(d, out_dtype):
     h = d.get()
-    return _from_bits(h) if h.dtype == np.uint16 else h.astype(np.float64)
+    return bf16_values(h).astype(np.float64) if h.dtype == np.uint16 else h.astype(np.float64)
 
 
 @pytest.mark.parametrize("kernel", ["wgmma", "wmma"])

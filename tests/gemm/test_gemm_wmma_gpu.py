@@ -14,12 +14,6 @@ from fraglab.gemm.reference import ACT_KINDS, BIAS_MODES, check_result, referenc
 pytestmark = pytest.mark.gpu
 
 
-@pytest.fixture(scope="module")
-def cp():
-    from fraglab.runtime import gpu
-    return gpu.cupy()
-
-
 def _spec(m, n, k, dtype, **kw):
     from fraglab.bench import wmma_suite
     from fraglab.gemm import wmma as gemm_wmma

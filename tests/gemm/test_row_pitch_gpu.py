@@ -9,8 +9,6 @@ reference check, and the columns past the view (the pitch's padding) must still 
 
 from __future__ import annotations
 
-import importlib.util
-
 import numpy as np
 import pytest
 
@@ -21,32 +19,6 @@ from fraglab.gemm.reference import check_result, reference_gemm
 pytestmark = pytest.mark.gpu
 M, N, K = 200, 72, 64        # M not a multiple of any tile; K and N multiples of 8 (the 16-byte paths)
 PITCH = {"c": 80, "bias": 88, "d": 96, "z": 104}   # elements; every one a 16-byte multiple for f32 and f16
-
-
-@pytest.fixture(scope="module")
-def cp():
-    from fraglab.runtime import gpu
-
-    return gpu.cupy()
-
-
-@pytest.fixture(scope="module")
-def sm90(cp):
-    from fraglab.runtime import gpu
-
-    if gpu.compute_capability() != 90:
-        pytest.skip("the wgmma GEMM needs an sm_90 GPU (H100/H200)")
-
-
-@pytest.fixture(scope="module")
-def torch(cp):
-    if importlib.util.find_spec("torch") is None:
-        pytest.skip("torch is not installed (pip install fraglab[torch])")
-    import torch
-
-    if not torch.cuda.is_available():
-        pytest.skip("torch has no CUDA device")
-    return torch
 
 
 def host_problem(seed, dtype=np.float16, m=M):
