@@ -136,6 +136,30 @@ def error_text(message: str, see: str | None = None, width: int | None = None) -
     return "\n".join(fitted)
 
 
+COMPILE_LOG_HEAD = "--- NVRTC log ---"
+
+
+def compile_log_text(log: str, width: int | None = None) -> str:
+    """A compiler's log as fraglab prints it under a CompileError: every line kept whole (it stays greppable),
+    control characters shown as '?', a line wider than `width` (at most 80 columns) wrapped at spaces (a longer
+    word cut) with its continuation lines indented two more than it. No trailing newline."""
+    width = error_width() if width is None else width
+    lines = [clean_text(line.expandtabs(), limit=None).rstrip() for line in log.replace("\r\n", "\n").split("\n")]
+    while lines and not lines[-1].strip():
+        lines.pop()
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    out = [COMPILE_LOG_HEAD]
+    for line in lines:
+        if len(line) <= width:
+            out.append(line)
+            continue
+        lead = line[:len(line) - len(line.lstrip())]
+        indent = (lead + ERROR_INDENT)[:width // 2]   # a deeply indented line still leaves room for its text
+        out += textwrap.wrap(line, width=width, subsequent_indent=indent, break_on_hyphens=False)
+    return "\n".join(out)
+
+
 # ---- what each option takes, from the command's signature ----------------------------------------------
 def _signature_hints(command) -> dict[str, object]:
     function = getattr(command.callback, "__wrapped__", command.callback)

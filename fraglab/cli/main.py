@@ -20,7 +20,8 @@ import typer
 from .._version import __version__
 from ..errors import CompileError, FraglabError, GpuUnavailable
 from ..files import clean_text
-from .common import ERROR_WIDTH, FraglabGroup, _UsageError, error_text, usage_error_text, use_fraglab_help
+from .common import (ERROR_WIDTH, FraglabGroup, _UsageError, compile_log_text, error_text, usage_error_text,
+                     use_fraglab_help)
 
 _log = logging.getLogger("fraglab")
 
@@ -51,7 +52,7 @@ class _HandledGroup(FraglabGroup):
                 message = _gpu_message(message)
             typer.echo(error_text(message, see=getattr(exc, "see", None)), err=True)
             if isinstance(exc, CompileError) and exc.log.strip():
-                typer.echo("--- NVRTC log ---\n" + exc.log.strip(), err=True)
+                typer.echo(compile_log_text(exc.log), err=True)
             ctx.exit(exc.exit_code)
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):

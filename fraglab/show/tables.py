@@ -7,6 +7,8 @@ line is wider than the console and no label is cut. Marks are characters, so the
 
 from __future__ import annotations
 
+import textwrap
+
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
@@ -49,28 +51,50 @@ def _ignored_text(layout: Layout) -> str:
     return str(layout.ignored_slots) if layout.reads_measured else "not measured"
 
 
-def header(layout: Layout) -> Text:
-    """The fragment, its method and one short source line (file strings cleaned by resolve.source_line)."""
+def phrase_lines(items: list[str], width: int) -> str:
+    """The items joined by '; ' in lines of at most `width`, broken between items; an item wider than that alone
+    is broken between its words (a word wider still is left to the console's fold)."""
+    lines: list[str] = []
+    for i, item in enumerate(items):
+        piece = item + (";" if i < len(items) - 1 else "")
+        if lines and len(lines[-1]) + 1 + len(piece) <= width:
+            lines[-1] += " " + piece
+        else:
+            lines += textwrap.wrap(piece, width, break_long_words=False, break_on_hyphens=False) or [piece]
+    return "\n".join(lines)
+
+
+def _beside(text: Text, shown: str, addition: str, width: int, style: str = "") -> None:
+    """`addition` two spaces after the last line of `shown` where it fits, else on a line of its own."""
+    text.append("  " if len(shown.split("\n")[-1]) + 2 + len(addition) <= width else "\n")
+    text.append(addition, style=style)
+
+
+def header(layout: Layout, width: int = DEFAULT_WIDTH) -> Text:
+    """The fragment, its method and one short source line (file strings cleaned by resolve.source_line), every
+    line laid out for `width` and broken between phrases (the console's own wrap would break anywhere)."""
     from ..layouts.resolve import source_line
 
     s = layout.spec
     text = Text(overflow="fold")  # a word wider than the console (a PTX spelling) folds, never runs past it
-    text.append(s.describe(), style="bold")
-    text.append(f"  method {layout.method}\n")
-    text.append("source: ", style="bold")
+    title = phrase_lines([s.describe()], width)
+    text.append(title, style="bold")
+    _beside(text, title, f"method {layout.method}", width)
+    text.append("\nsource:", style="bold")
     line = source_line(layout.source)
-    text.append(line)
+    shown = phrase_lines(f"source: {line}".split("; "), width)
+    text.append(shown[len("source:"):])
     if layout.source.kind == "model":
-        text.append("  (a model, not a measurement)", style="italic")
+        _beside(text, shown, "(a model, not a measurement)", width, style="italic")
     text.append("\n")
     family = s._known_family()
     family_note = family.note(s) if family is not None and family.note is not None else ""
     if family_note and family_note not in line:
-        text.append(f"{s.api}: {family_note}\n")
-    text.append(f"slots: {layout.threads * layout.num_elements} ({layout.num_elements} per thread x "
-                f"{layout.threads} threads); duplicates: {layout.duplicate_slots}; "
-                f"ignored by the MMA: {_ignored_text(layout)}; empty: {layout.empty_slots}; "
-                f"elements with no holder: {layout.missing_elements}")
+        text.append(phrase_lines([f"{s.api}: {family_note}"], width) + "\n")
+    text.append(phrase_lines([f"slots: {layout.threads * layout.num_elements} ({layout.num_elements} per thread x "
+                              f"{layout.threads} threads)", f"duplicates: {layout.duplicate_slots}",
+                              f"ignored by the MMA: {_ignored_text(layout)}", f"empty: {layout.empty_slots}",
+                              f"elements with no holder: {layout.missing_elements}"], width))
     return text
 
 
@@ -97,11 +121,11 @@ def _holder_text(layout: Layout, holders: list[tuple[int, int]], highlight: int 
     return cell
 
 
-def _legend(items: list[str]) -> Text:
-    return Text("; ".join(items), style="dim")
+def _legend(items: list[str], width: int) -> Text:
+    return Text(phrase_lines(items, width), style="dim")
 
 
-def grid_legend(layout: Layout, holders, highlight: int | None) -> Text:
+def grid_legend(layout: Layout, holders, highlight: int | None, width: int = DEFAULT_WIDTH) -> Text:
     """Say what each mark means, naming only the marks this grid uses."""
     cells = [h for row in holders for h in row]
     items = ["cell = thread.slot: x[slot] of that thread holds the element"]
@@ -115,10 +139,10 @@ def grid_legend(layout: Layout, holders, highlight: int | None) -> Text:
         items.append(f"'{HIGHLIGHT_MARK}' thread {highlight} (--thread)")
     if any(not h for h in cells):
         items.append(f"'{NOBODY}' nobody holds it")
-    return _legend(items)
+    return _legend(items, width)
 
 
-def lanes_legend(layout: Layout, marks: set[str]) -> Text:
+def lanes_legend(layout: Layout, marks: set[str], width: int = DEFAULT_WIDTH) -> Text:
     items = ["cell = row,col of x[slot] in that thread", "rN under the slot = the 32-bit register it is packed in"]
     if SHARED_MARK in marks:
         items.append(f"'{SHARED_MARK}' another slot holds the same element")
@@ -126,7 +150,7 @@ def lanes_legend(layout: Layout, marks: set[str]) -> Text:
         items.append(f"'{IGNORED_MARK}' the MMA ignores that slot")
     if NOBODY in marks:
         items.append(f"'{NOBODY}' the slot holds no element")
-    return _legend(items)
+    return _legend(items, width)
 
 
 def banded_tables(label: str, row_labels: list[str], col_labels: list[str], cells: list[list[Text]],
@@ -170,7 +194,7 @@ def grid_view(layout: Layout, lane: int | None = None, width: int = DEFAULT_WIDT
               for c in range(layout.spec.cols)] for r in range(layout.spec.rows)]
     tables = banded_tables("r\\c", [str(r) for r in range(layout.spec.rows)],
                            [str(c) for c in range(layout.spec.cols)], cells, width, "columns")
-    return [grid_legend(layout, holders, lane), *tables]
+    return [grid_legend(layout, holders, lane, width), *tables]
 
 
 def lanes_view(layout: Layout, lane: int | None = None, width: int = DEFAULT_WIDTH) -> list:
@@ -194,13 +218,13 @@ def lanes_view(layout: Layout, lane: int | None = None, width: int = DEFAULT_WID
         cells.append(row_cells)
     tables = banded_tables("thread", [str(t) for t in lanes],
                            [f"x{s}\nr{regs[s]}" for s in range(layout.num_elements)], cells, width, "slots")
-    return [lanes_legend(layout, marks), *tables]
+    return [lanes_legend(layout, marks, width), *tables]
 
 
 def layout_view(layout: Layout, view: str = "grid", lane: int | None = None, width: int = DEFAULT_WIDTH) -> Group:
     """Header, legend and tables of one layout, laid out for `width` columns."""
     body = grid_view(layout, lane, width) if view == "grid" else lanes_view(layout, lane, width)
-    return Group(header(layout), *body)
+    return Group(header(layout, width), *body)
 
 
 __all__ = ["layout_view", "grid_view", "lanes_view", "header", "banded_tables", "lane_style"]
