@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from cli_errors import error_message
+from nvrtc_compile import offline_nvrtc
 
 from fraglab.apis import ldmatrix as ld
 
@@ -170,13 +171,9 @@ def test_ldmatrix_of_row_major_memory_gives_the_mma_register_order(inst):
 
 
 def test_every_kernel_compiles_for_sm90():
-    nvrtc_offline = pytest.importorskip("fraglab.runtime.nvrtc_offline")
     from fraglab.runtime.build import KernelBuild
 
-    try:
-        nvrtc_offline.wheel_include_dir()
-    except Exception as exc:  # noqa: BLE001
-        pytest.skip(f"offline NVRTC unavailable: {exc}")
+    nvrtc_offline = offline_nvrtc()
     names = ld.kernel_names()
     assert len(names) == 6 + 6 + 2
     assert len(ld.fed_kernel_names()) == 27

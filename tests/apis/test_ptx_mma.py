@@ -7,6 +7,8 @@ import numpy as np
 import pytest
 
 from fraglab.apis import mma
+from nvrtc_compile import offline_nvrtc
+from register_words import unpack, value_of, words_of
 
 # ---- the PTX ISA's fragment tables, written out per shape as the ISA text states them -------------
 # g = groupID = lane >> 2, t = threadID_in_group = lane % 4, i = the fragment element a_i / b_i / c_i.
@@ -160,56 +162,6 @@ def test_encodings_of_small_numbers():
 
 # ---- a simulated tensor core: registers -> matrices through a "truth" table, then back ----------
 
-def _unpack(dtype, words, slots):
-    bits = {"f16": 16, "bf16": 16, "tf32": 32, "f32": 32, "s32": 32, "f64": 64, "s8": 8, "u8": 8, "e4m3": 8,
-            "e5m2": 8, "s4": 4, "u4": 4, "b1": 1}[dtype]
-    w = words.astype(np.uint64)
-    if bits == 64:
-        return w[..., 0::2] | (w[..., 1::2] << np.uint64(32))
-    out = np.zeros(w.shape[:-1] + (slots,), dtype=np.uint64)
-    for s in range(slots):
-        out[..., s] = (w[..., (s * bits) // 32] >> np.uint64((s * bits) % 32)) & np.uint64((1 << bits) - 1)
-    return out
-
-
-def _fp8(raw, man):
-    exp_bits = 7 - man
-    bias = (1 << (exp_bits - 1)) - 1
-    sign = np.where(raw >> 7, -1.0, 1.0)
-    e = (raw >> man) & ((1 << exp_bits) - 1)
-    f = raw & ((1 << man) - 1)
-    return np.where(e == 0, sign * f * 2.0 ** (1 - bias - man), sign * (1 + f / 2**man) * 2.0 ** (e.astype(float) - bias))
-
-
-def _value(dtype, raw):
-    raw = raw.astype(np.uint64)
-    if dtype == "f16":
-        return raw.astype(np.uint16).view(np.float16).astype(float)
-    if dtype == "bf16":
-        return (raw.astype(np.uint32) << 16).view(np.float32).astype(float)
-    if dtype in ("tf32", "f32"):
-        return raw.astype(np.uint32).view(np.float32).astype(float)
-    if dtype == "f64":
-        return raw.view(np.float64)
-    if dtype in ("e4m3", "e5m2"):
-        return _fp8(raw.astype(np.int64), 3 if dtype == "e4m3" else 2)
-    bits = {"s8": 8, "u8": 8, "s4": 4, "u4": 4, "b1": 1, "s32": 32}[dtype]
-    v = raw.astype(np.int64)
-    return np.where(v >= 1 << (bits - 1), v - (1 << bits), v).astype(float) if dtype[0] == "s" else v.astype(float)
-
-
-def _words_of(dtype, values):
-    if dtype == "f32":
-        return values.astype(np.float32).view(np.uint32)
-    if dtype == "s32":
-        return values.astype(np.int64).astype(np.uint32)
-    if dtype == "f64":
-        raw = values.astype(np.float64).view(np.uint64)
-        return np.stack([raw & 0xFFFFFFFF, raw >> np.uint64(32)], -1).reshape(*values.shape[:-1], -1).astype(np.uint32)
-    h = values.astype(np.float16).view(np.uint16).astype(np.uint32)
-    return h[..., 0::2] | (h[..., 1::2] << 16)
-
-
 def simulator(truth=None, ignore_c=False):
     """A launch() that computes D = A @ B + C from register words through per-operand truth maps."""
     def launch(name, a, b, c, d_words):
@@ -222,7 +174,7 @@ def simulator(truth=None, ignore_c=False):
         groups = quadpair.max() + 1
         mats = {}
         for f, words, shape in (("matrix_a", a, (m, k)), ("matrix_b", b, (k, n)), ("accumulator", c, (m, n))):
-            vals = _value(inst.dtype(f), _unpack(inst.dtype(f), words, inst.slots(f)))
+            vals = value_of(inst.dtype(f), unpack(inst.dtype(f), words, inst.slots(f)))
             mat = np.zeros((len(words), groups) + shape)
             for lane in range(32):
                 for s in range(inst.slots(f)):
@@ -236,7 +188,7 @@ def simulator(truth=None, ignore_c=False):
             for s in range(inst.slots("accumulator")):
                 r, col = maps["accumulator"][lane, s]
                 out[:, lane, s] = d[:, quadpair[lane], r, col]
-        return _words_of(inst.acc, out).reshape(len(a), 32, d_words)
+        return words_of(inst.acc, out).reshape(len(a), 32, d_words)
     return launch
 
 
@@ -303,13 +255,9 @@ def test_product_check_catches_a_wrong_accumulator_and_a_dropped_c():
 # ---- every kernel compiles for sm_90 through NVRTC from pip wheels --------------------------------
 
 def test_every_mma_kernel_compiles_for_sm90():
-    nvrtc_offline = pytest.importorskip("fraglab.runtime.nvrtc_offline")
     from fraglab.runtime.build import KernelBuild
 
-    try:
-        nvrtc_offline.wheel_include_dir()
-    except Exception as exc:  # noqa: BLE001
-        pytest.skip(f"offline NVRTC unavailable: {exc}")
+    nvrtc_offline = offline_nvrtc()
     build = KernelBuild("apis/mma.cu", mma.kernel_names())
     assert len(build.name_expressions) == len(mma.INSTRUCTIONS) == 39
     ok, log = nvrtc_offline.compile_build(build, "sm_90")

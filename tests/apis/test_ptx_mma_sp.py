@@ -7,6 +7,8 @@ import numpy as np
 import pytest
 
 from fraglab.apis import mma_sp, mma_sp_probe
+from nvrtc_compile import offline_nvrtc
+from register_words import unpack, value_of, words_of
 
 # ---- the PTX ISA's sparse fragment tables, written out as the ISA text states them ----------------
 # g = lane >> 2, t = lane % 4, i = the element a_i / b_i; packed A columns count kept elements (K/2 a row).
@@ -99,37 +101,6 @@ def test_every_packed_element_has_one_value_slot_and_one_metadata_field(entry):
 
 # ---- a simulated sparse tensor core ---------------------------------------------------------------
 
-def _values(dtype, words, slots):
-    bits = {"f16": 16, "bf16": 16, "s8": 8, "u8": 8, "e4m3": 8, "e5m2": 8, "f32": 32, "s32": 32}[dtype]
-    w = words.astype(np.uint64)
-    raw = np.stack([(w[..., (s * bits) // 32] >> np.uint64((s * bits) % 32)) & np.uint64((1 << bits) - 1)
-                    for s in range(slots)], axis=-1)
-    if dtype == "f16":
-        return raw.astype(np.uint16).view(np.float16).astype(float)
-    if dtype == "bf16":
-        return (raw.astype(np.uint32) << 16).view(np.float32).astype(float)
-    if dtype == "f32":
-        return raw.astype(np.uint32).view(np.float32).astype(float)
-    if dtype in ("e4m3", "e5m2"):
-        man = 3 if dtype == "e4m3" else 2
-        bias = 7 if dtype == "e4m3" else 15
-        v = raw.astype(np.int64)
-        e, f = (v >> man) & ((1 << (7 - man)) - 1), v & ((1 << man) - 1)
-        mag = np.where(e == 0, f * 2.0 ** (1 - bias - man), (1 + f / 2**man) * 2.0 ** (e - bias))
-        return np.where(v >> 7, -mag, mag)
-    v = raw.astype(np.int64)
-    return np.where(v >= 1 << (bits - 1), v - (1 << bits), v).astype(float) if dtype[0] == "s" else v.astype(float)
-
-
-def _words(dtype, values):
-    if dtype == "f32":
-        return values.astype(np.float32).view(np.uint32)
-    if dtype == "s32":
-        return values.astype(np.int64).astype(np.uint32)
-    h = values.astype(np.float16).view(np.uint16).astype(np.uint32)
-    return h[..., 0::2] | (h[..., 1::2] << 16)
-
-
 def simulator(truth=None, ignore_c=False):
     """launch() computing D = A @ B + C where A[m, 4 * (kc // 2) + field] = packed[m, kc], every register
     read through `truth` maps (the ISA tables unless replaced): {frag or ("metadata", sel): map}."""
@@ -148,7 +119,7 @@ def simulator(truth=None, ignore_c=False):
         position = np.full((blocks, m, k // 2), -1)
         bmat, cmat = np.zeros((blocks, k, n)), np.zeros((blocks, m, n))
         for frag, words, target in (("matrix_a", a, packed), ("matrix_b", b, bmat), ("accumulator", c, cmat)):
-            vals = _values(inst.dtype(frag), words, inst.slots(frag))
+            vals = value_of(inst.dtype(frag), unpack(inst.dtype(frag), words, inst.slots(frag)))
             for lane in range(32):
                 for s in range(inst.slots(frag)):
                     r, col = maps[frag][lane, s]
@@ -172,7 +143,7 @@ def simulator(truth=None, ignore_c=False):
             for s in range(inst.slots("accumulator")):
                 r, col = maps["accumulator"][lane, s]
                 out[:, lane, s] = d[:, r, col]
-        return _words(inst.acc, out).reshape(blocks, 32, d_words)
+        return words_of(inst.acc, out).reshape(blocks, 32, d_words)
 
     return launch
 
@@ -268,11 +239,7 @@ def test_random_operands_are_two_of_four_with_ordered_positions():
 # ---- every kernel compiles for sm_90 through NVRTC from pip wheels --------------------------------
 
 def test_every_mma_sp_kernel_compiles_for_sm90():
-    nvrtc_offline = pytest.importorskip("fraglab.runtime.nvrtc_offline")
-    try:
-        nvrtc_offline.wheel_include_dir()
-    except Exception as exc:  # noqa: BLE001
-        pytest.skip(f"offline NVRTC unavailable: {exc}")
+    nvrtc_offline = offline_nvrtc()
     build = mma_sp.kernel_builds()[0]
     assert len(build.name_expressions) == sum(i.selectors * len(i.orderings) for i in mma_sp.INSTRUCTIONS) == 50
     ok, log = nvrtc_offline.compile_build(build, "sm_90")

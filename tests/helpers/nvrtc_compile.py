@@ -1,5 +1,6 @@
 """CUDA source compiled for sm_90 through NVRTC from the pip wheels (cuda-bindings), for the tests of generated
-headers; the test is skipped, with the reason, where cuda-bindings is missing."""
+headers, and fraglab's offline compiler for the kernel compile tests; the test is skipped, with the reason, where
+the wheels (the dev extra) are missing."""
 
 from __future__ import annotations
 
@@ -19,3 +20,13 @@ def nvrtc_compiles(source: str, name: str) -> tuple[bool, str]:
         return status == nvrtc.nvrtcResult.NVRTC_SUCCESS, log.decode(errors="replace")
     finally:
         nvrtc.nvrtcDestroyProgram(prog)
+
+
+def offline_nvrtc():
+    """fraglab.runtime.nvrtc_offline, once it has found NVRTC's headers in the wheels (else the test is skipped)."""
+    nvrtc_offline = pytest.importorskip("fraglab.runtime.nvrtc_offline")
+    try:
+        nvrtc_offline.wheel_include_dir()
+    except Exception as exc:  # noqa: BLE001
+        pytest.skip(f"offline NVRTC unavailable: {exc}")
+    return nvrtc_offline
