@@ -1,4 +1,4 @@
-"""Small skinny GEMM launches for compute-sanitizer (memcheck, racecheck, synccheck): both warp layouts, both B
+"""Small skinny GEMM launches for compute-sanitizer (memcheck, racecheck, synccheck): every warp grid, both B
 orders, every split of K (1, 2, 4, 8 blocks of a cluster reducing through distributed shared memory), edges in M,
 N and K, a last cluster with tiles past N, C, a bias and Z, every D type, row pitches on A, B and D. Exits 1 if a
 result is wrong.
@@ -23,11 +23,15 @@ def main() -> int:
     cp = gpu.cupy()
     rng = np.random.default_rng(0)
     bad = 0
-    # (M, N, K, B order, splits, D type, pitch pad): N 200 leaves 4 tiles, so the last cluster holds tiles past N
-    cases = [(1, 200, 1040, "F", 8, "f16", 0), (17, 136, 520, "C", 4, "f32", 8), (32, 72, 8, "F", 1, "bf16", 0),
-             (33, 264, 1000, "C", 2, "f16", 16), (100, 200, 1040, "F", 8, "f32", 0), (128, 64, 136, "C", 1, "f16", 0),
-             (7, 8, 72, "C", 1, "f32", 0)]
-    for m, n, k, order, splits, out, pad in cases:
+    # (M, N, K, B order, splits, D type, pitch pad, layout): N 200 leaves 4 tiles, so the last cluster holds tiles
+    # past N; every warp grid, each with a split that reduces across the cluster
+    cases = [(1, 200, 1040, "F", 8, "f16", 0, "1x4n64"), (17, 136, 520, "C", 4, "f32", 8, "1x4n64"),
+             (32, 72, 8, "F", 1, "bf16", 0, "1x4n64"), (33, 264, 1000, "C", 2, "f16", 16, "4x1n64"),
+             (100, 200, 1040, "F", 8, "f32", 0, "4x1n64"), (128, 64, 136, "C", 1, "f16", 0, "4x1n64"),
+             (7, 8, 72, "C", 1, "f32", 0, "1x4n64"), (1, 200, 1040, "C", 4, "f16", 8, "1x4x2n64"),
+             (31, 136, 520, "F", 2, "bf16", 0, "1x4x2n64"), (16, 264, 1000, "F", 1, "f32", 8, "1x4x2n64"),
+             (3, 72, 136, "F", 8, "f16", 16, "1x4x2n64")]
+    for m, n, k, order, splits, out, pad, layout in cases:
         a_full = rng.uniform(-1, 1, (m, k + pad)).astype(np.float16)
         b_full = rng.uniform(-1, 1, (k, n + pad) if order == "C" else (n, k + pad)).astype(np.float16)
         a, b_mem = a_full[:, :k], (b_full[:, :n] if order == "C" else b_full[:, :k])
@@ -37,7 +41,7 @@ def main() -> int:
         dtype = {"f32": cp.float32, "f16": cp.float16, "bf16": cp.uint16}[out]
         d_full = cp.full((m, n + pad), 0xFFFF if out == "bf16" else np.nan, dtype)
         z = cp.full((m, n), np.nan, cp.float32)
-        spec = skinny.SkinnyKernelSpec("f16", "relu", "per_n", True, True, out, order, skinny.warps_m_for(m), splits)
+        spec = skinny.SkinnyKernelSpec("f16", "relu", "per_n", True, True, out, order, layout, splits)
         a_dev, b_dev = cp.asarray(a_full), cp.asarray(b_full)
         skinny.bind(spec, a_dev, b_dev, d_full, m=m, n=n, k=k, c=cp.asarray(c), bias=cp.asarray(bias), z=z, beta=0.5,
                     lda=k + pad, ldb=(n if order == "C" else k) + pad, ldd=n + pad)()
@@ -48,7 +52,8 @@ def main() -> int:
         d = (d.astype(np.uint32) << 16).view(np.float32) if out == "bf16" else d.astype(np.float32)
         ok = err < 1e-3 and np.array_equal(d > 0, pre > 0) and not np.isnan(d).any()
         bad += not ok
-        print(f"{m}x{n}x{k} B {order} splits {splits} D {out} pad {pad}: z err {err:.2e} {'ok' if ok else 'WRONG'}")
+        print(f"{m}x{n}x{k} B {order} {layout} splits {splits} D {out} pad {pad}: z err {err:.2e} "
+              f"{'ok' if ok else 'WRONG'}")
     print("all right" if not bad else f"{bad} wrong")
     return 1 if bad else 0
 

@@ -1,8 +1,9 @@
-"""Sweep of the skinny GEMM's build knobs (tile width FRAGLAB_SKINNY_BN, ring depth FRAGLAB_SKINNY_STAGES, the L2
-prefetch size of B's copies FRAGLAB_SKINNY_PREFETCH) and of the split of K, at the decode shapes, against torch.mm
-on the same rotated inputs; each variant's result is checked against torch first.
+"""Sweep of the skinny GEMM's warp grid (skinny.LAYOUTS), split of K, ring depth (FRAGLAB_SKINNY_STAGES) and
+cluster size (FRAGLAB_SKINNY_CLUSTER) at chosen decode shapes, against what fraglab.gemm picks today, torch.mm
+and torch._addmm_activation on the same rotated inputs (f16, bias per column + ReLU, D f16; weights rotated over
+twice the L2). Each variant's D is checked against torch first (a wrong one is reported and not timed).
 
-Usage (device): python3 benchmarks/skinny_sweep.py [--m 1,16,32,64] [--json out.json]
+Usage (device): python3 benchmarks/skinny_sweep.py [--cases rows64,rows32] [--json out.json]
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import argparse
 import itertools
 import json
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -19,92 +21,109 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from fraglab import bench as benchmod  # noqa: E402
 from fraglab.gemm import skinny  # noqa: E402
+from fraglab.gemm.api import prepare  # noqa: E402
 from fraglab.runtime import gpu  # noqa: E402
 
-VARIANTS = [(bn, stages, pf) for bn, stages, pf in itertools.product((64, 128), (4, 6, 8), (0, 256))]
+# name -> [(M list, N list, K list, B orders, variants (layout, splits, ring stages, cluster size))]
+CASES = {
+    "rows64": [
+        ((64, 128), (4096,), (4096, 14336), "FC",
+         [("4x1n64", s, st, 8) for s in (4, 8) for st in (3, 4)]),
+    ],
+    "rows32": [
+        ((1, 8, 16, 32), (4096,), (4096,), "FC",
+         [(lay, s, st, c) for lay in ("1x4n64", "1x4x2n64") for s in (4, 8) for st in (4, 6) for c in (4, 8)]),
+        ((1, 16, 32), (11008, 14336), (4096,), "FC",
+         [(lay, s, st, 8) for lay in ("1x4n64", "1x4x2n64") for s in (1, 2) for st in (4, 6)]),
+    ],
+}
 
 
-def smem(bn, stages, m):
-    rows = skinny.m_tiles(m) * 16
-    return max(stages * (bn * 64 * 2 + rows * 128), rows * (bn + 8) * 4)
-
-
-def build(spec, bn, stages, pf):
-    return skinny.build_of((spec.name(),), (f"-DFRAGLAB_SKINNY_BN={bn}", f"-DFRAGLAB_SKINNY_STAGES={stages}",
-                                            f"-DFRAGLAB_SKINNY_PREFETCH={pf}"))
+def build(layout: str, order: str, stages: int, cluster: int):
+    spec = skinny.SkinnyKernelSpec("f16", "relu", "per_n", False, False, "f16", order, layout)
+    return skinny.build_of((spec.name(),), (f"-DFRAGLAB_SKINNY_STAGES={stages}", f"-DFRAGLAB_SKINNY_CLUSTER={cluster}"))
 
 
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--m", default="1,16,32,64")
-    parser.add_argument("--nk", default="4096,11008,14336")
-    parser.add_argument("--orders", default="F,C")
+    parser.add_argument("--cases", default="rows64,rows32")
+    parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--json")
     args = parser.parse_args()
     import torch
-    from concurrent.futures import ThreadPoolExecutor
 
-    ms = [int(x) for x in args.m.split(",")]
-    sizes = [int(x) for x in args.nk.split(",")]
-    specs = {(w, o): skinny.SkinnyKernelSpec("f16", "relu", "per_n", False, False, "f16", o, w)
-             for w in skinny.WARPS_M for o in args.orders.split(",")}
-    builds = {(w, o, v): build(s, *v) for (w, o), s in specs.items() for v in VARIANTS}
-    with ThreadPoolExecutor(16) as pool:
-        list(pool.map(gpu.module, builds.values()))
+    plans = [c for name in args.cases.split(",") for c in CASES[name]]
+    builds = {(lay, o, st, cl): build(lay, o, st, cl) for ms, ns, ks, orders, vs in plans for o in orders
+              for lay, _, st, cl in vs}
+    from fraglab.gemm import api
+    from fraglab.gemm.validate import GemmPlan
+
+    now_builds = {api._make_spec(("wgmma", GemmPlan("wgmma", "f16", m, n, k, "relu", "per_n", False, False, "f16", o),
+                                  None, True, False)).build()
+                  for ms, ns, ks, orders, vs in plans for m, n, k, o in itertools.product(ms, ns, ks, orders)}
+    with ThreadPoolExecutor(16) as pool:   # every module at once: the GEMMs fraglab picks today and the variants
+        list(pool.map(gpu.module, list(builds.values()) + list(now_builds)))
     kernels = {key: gpu.function(b, b.name_expressions[0]) for key, b in builds.items()}
-    for key, k in kernels.items():
+    for k in kernels.values():
         k.max_dynamic_shared_size_bytes = 227 * 1024
-    gen = torch.Generator(device="cuda").manual_seed(7)
+    gen = torch.Generator(device="cuda").manual_seed(11)
     rows = []
-    for order, m, n, k in itertools.product(args.orders.split(","), ms, sizes, sizes):
-        w = skinny.warps_m_for(m)
-        per_set = (m * k + n * k) * 2
-        sets = min(benchmod.rotation_count(per_set), max(1, (6 << 30) // per_set))
-        xs = []
-        for _ in range(sets):
-            a = (torch.rand(m, k, generator=gen, device="cuda") - 0.5).half()
-            wt = (torch.rand(n, k, generator=gen, device="cuda") - 0.5).half()
-            b = wt.t() if order == "F" else wt.t().contiguous()
-            xs.append((a, b, torch.rand(n, generator=gen, device="cuda")))
-        d = torch.empty(m, n, device="cuda", dtype=torch.float16)
-        want = torch.relu(xs[0][0].float() @ xs[0][1].float() + xs[0][2])
-        fns = {"mm": lambda i: torch.mm(xs[i][0], xs[i][1])}
-        bad = []
-        for v in VARIANTS:
-            shared = smem(v[0], v[1], m)
-            if shared > 227 * 1024:
-                continue
-            tiles = -(-n // v[0])
-            for splits in skinny.SPLITS:
-                if -(-k // 64) < splits * 4:
+    print(f"{'B':>1} {'M':>4} {'N':>6} {'K':>6} {'mm':>6} {'now':>6} {'/mm':>5}  best (us, x mm, TB/s); next",
+          flush=True)
+    for ms, ns, ks, orders, variants in plans:
+        for order, m, n, k in itertools.product(orders, ms, ns, ks):
+            per_set = (m * k + n * k) * 2
+            sets = min(benchmod.rotation_count(per_set), max(1, (6 << 30) // per_set))
+            xs = []
+            for _ in range(sets):
+                a = (torch.rand(m, k, generator=gen, device="cuda") - 0.5).half()
+                wt = (torch.rand(n, k, generator=gen, device="cuda") - 0.5).half()
+                b = wt.t() if order == "F" else wt.t().contiguous()
+                bias = torch.rand(n, generator=gen, device="cuda")
+                xs.append((a, b, bias, bias.half()))
+            d = torch.empty(m, n, device="cuda", dtype=torch.float16)
+            want = torch.relu(xs[0][0].float() @ xs[0][1].float() + xs[0][2])
+            now = [prepare(a, b, bias=bias, act="relu", out=d) for a, b, bias, _ in xs]
+            now_tile = getattr(now[0].kernel_spec, "tile", "?")
+            fns = {"mm": lambda i: torch.mm(xs[i][0], xs[i][1]),
+                   "lt": lambda i: torch._addmm_activation(xs[i][3], xs[i][0], xs[i][1]),
+                   "now": lambda i: now[i]()}
+            bad = []
+            for layout, splits, stages, cluster in variants:
+                if m > skinny.layout_max_m(layout) or splits > cluster:
                     continue
-                grid = -(-tiles // (8 // splits)) * 8
+                shared = skinny.smem_bytes(m, layout, stages)
                 launches = []
-                for a, b, bias in xs:
+                for a, b, bias, _ in xs:
                     params = (np.uint64(a.data_ptr()), np.uint64(b.data_ptr()), np.uint64(d.data_ptr()), np.uint64(0),
                               np.uint64(bias.data_ptr()), np.uint64(0), np.int32(m), np.int32(n), np.int32(k),
                               np.int32(k), np.int32(k if order == "F" else n), np.int32(n), np.int32(n), np.int32(n),
                               np.int32(n), np.int32(splits), np.int32(1), np.float32(1), np.float32(0),
                               np.float32(0.01))
-                    launches.append(gpu.PackedLaunch(kernels[(w, order, v)], grid, 128, params, shared_mem=shared))
+                    launches.append(gpu.PackedLaunch(kernels[(layout, order, stages, cluster)],
+                                                     skinny.grid_blocks(n, splits, cluster),
+                                                     skinny.threads(layout), params, shared_mem=shared))
                 d.fill_(float("nan"))
                 launches[0]()
                 torch.cuda.synchronize()
                 err = float(((d.float() - want).abs().max() / want.abs().max()).item())
+                name = f"{layout}/k{splits}/s{stages}/c{cluster}"
                 if not err < 2e-3:
-                    bad.append((v, splits, err))
+                    bad.append((name, err))
                     continue
-                fns[f"{v[0]}/{v[1]}/{v[2]}/k{splits}"] = (lambda ls: lambda i: ls[i]())(launches)
-        t = benchmod.time_interleaved(fns, rounds=2, reps=12, rotate=sets)
-        us = {name: x.median_ms * 1e3 for name, x in t.items()}
-        best = min((x for x in us if x != "mm"), key=us.get)
-        rows.append({"order": order, "m": m, "n": n, "k": k, "us": us, "bad": [str(b) for b in bad]})
-        top = sorted((x for x in us if x != "mm"), key=us.get)[:4]
-        print(f"{order} {m:3d} {n:6d} {k:6d} mm {us['mm']:6.1f} best {best} {us[best]:6.1f} "
-              f"({us['mm'] / us[best]:.2f}x, {n * k * 2 / us[best] / 1e6:.2f} TB/s) next "
-              + " ".join(f"{x} {us[x]:.1f}" for x in top[1:]) + (f" BAD {bad}" if bad else ""), flush=True)
-        xs = fns = d = None
-        torch.cuda.empty_cache()
+                fns[name] = (lambda ls: lambda i: ls[i]())(launches)
+            t = benchmod.time_interleaved(fns, rounds=args.rounds, reps=20 if n * k < 100e6 else 10, rotate=sets)
+            us = {name: x.median_ms * 1e3 for name, x in t.items()}
+            ranked = sorted((x for x in us if x not in ("mm", "lt", "now")), key=us.get)
+            best = ranked[0] if ranked else "now"
+            rows.append({"order": order, "m": m, "n": n, "k": k, "sets": sets, "now_tile": now_tile, "us": us,
+                         "bad": [str(x) for x in bad]})
+            print(f"{order} {m:4d} {n:6d} {k:6d} {us['mm']:6.1f} {us['now']:6.1f} {us['mm'] / us['now']:5.2f}  "
+                  f"{best} {us[best]:.1f} ({us['mm'] / us[best]:.2f}x, {n * k * 2 / us[best] / 1e6:.2f}); "
+                  + " ".join(f"{x} {us[x]:.1f}" for x in ranked[1:6]) + f" | now={now_tile} lt {us['lt']:.1f}"
+                  + (f" BAD {bad}" if bad else ""), flush=True)
+            xs = fns = d = now = None
+            torch.cuda.empty_cache()
     if args.json:
         Path(args.json).write_text(json.dumps(rows))
     return 0

@@ -1,8 +1,9 @@
 """Launcher of the skinny GEMM (kernels/gemm/skinny.cu): M <= 128, the weight streamed once, K split in clusters.
 
 fraglab/gemm/schedule.py `choose_kernel` says when fraglab.gemm takes it (rule `skinny_split_k`); here are the
-instantiations (input type, warp layout, B's order, the epilogue policy; D's type is a launch argument), the
-split of K for a problem, the shared memory, and the bound launch. Everything but `bind` runs without a GPU.
+instantiations (input type, warp grid, B's order, the epilogue policy; D's type is a launch argument), the warp
+grid and split of K for a problem (layout_for, choose_splits: measured rules, a test each in
+tests/gemm/test_skinny.py), the shared memory, and the bound launch. Everything but `bind` runs without a GPU.
 """
 
 from __future__ import annotations
@@ -21,10 +22,12 @@ ENTRY = "gemm/skinny.cu"
 DTYPES = ("f16", "bf16")
 OUT_DTYPES = ("f32", "f16", "bf16")   # fraglab::skinny_gemm::OutKind, in order
 B_ORDERS = ("C", "F")
-WARPS_M = (1, 4)                      # warps along M: 1 for M <= 32, 4 for M <= 128
-MAX_M = 128
-THREADS = 128
+# Warp grids (kernels/gemm/skinny.cu WarpGrid): name -> (warps along M, along N, along K); tiles of 64 columns
+LAYOUTS = {"1x4n64": (1, 4, 1),       # M <= 32: 16 columns per warp, every row tile
+           "4x1n64": (4, 1, 1),       # M <= 128: 64 columns per warp, row tiles w and w + 4
+           "1x4x2n64": (1, 4, 2)}     # as 1x4n64 with two K groups (8 warps): B column-major, one share of K
 BN = 64                               # kBN: columns of D per tile
+MAX_M = 128
 BK = 64                               # kBK: K per ring stage
 STAGES = 4
 CLUSTER = 8                           # blocks per cluster: (CLUSTER / splits) tiles x splits shares of K
@@ -34,19 +37,39 @@ MIN_BLOCKS_PER_SM = 1.5               # the fewest splits that give every SM thi
 _CPP_TYPE = {"f16": "__half", "bf16": "__nv_bfloat16"}
 
 
-def warps_m_for(m: int) -> int:
-    return 1 if m <= 32 else 4
+def layout_for(m: int, n: int, k: int, b_order: str = "C", sm_count: int = 132) -> str:
+    """The warp grid (benchmarks/skinny_decode.py, H100, 2026-11-25 22:04 UTC, f16, bias + ReLU, D f16, us):
+    past 32 rows 4x1n64; up to 32 rows 1x4n64, but 1x4x2n64 where B is column-major and each tile takes K in one
+    share (the most tiles, N >= 12672): N 14336, M 1 / 8 / 16 / 32, K 4096: 46.1 / 45.2 / 46.7 / 47.5 against
+    47.3 / 46.1 / 47.8 / 48.8, K 11008: 114.4 / 114.0 / 115.6 / 117.6 against 116.5 / 115.8 / 117.6 / 120.2,
+    K 14336: 143.5 / 144.0 / 143.5 / 146.2 against 145.4 / 146.5 / 146.0 / 150.0. With a row-major B the two are
+    within 1 %; with K split in shares the 8-warp grid loses (N 4096, K 4096, 4 shares: 23.8 against 18.3)."""
+    if m > 32:
+        return "4x1n64"
+    if b_order == "F" and choose_splits(m, n, k, sm_count) == 1:
+        return "1x4x2n64"
+    return "1x4n64"
+
+
+def layout_max_m(layout: str) -> int:
+    """The most rows a warp grid covers: 2 row tiles per warp along M (one warp along M), all 8 otherwise."""
+    return 32 if LAYOUTS[layout][0] == 1 else MAX_M
+
+
+def threads(layout: str) -> int:
+    warps_m, warps_n, warps_k = LAYOUTS[layout]
+    return 32 * warps_m * warps_n * warps_k
 
 
 def m_tiles(m: int) -> int:
     return -(-m // 16)
 
 
-def smem_bytes(m: int) -> int:
-    """The ring (kStages x (a 64 x 64 block of B + the 16-row tiles of A)), which the f32 partial tile
-    ([16-row tiles x 16] x [64 + 8]) reuses: stage_bytes() in skinny.cu."""
-    rows = m_tiles(m) * 16
-    return max(STAGES * (BN * BK * 2 + rows * BK * 2), rows * (BN + 8) * 4)
+def smem_bytes(m: int, layout: str = "1x4n64", stages: int = STAGES) -> int:
+    """The ring (stages x (a 64 x 64 block of B + the 16-row tiles of A)), which the f32 partial tiles (one per K
+    group: [16-row tiles x 16] x [BN + 8]) reuse: stage_bytes() in skinny.cu."""
+    rows, warps_k = m_tiles(m) * 16, LAYOUTS[layout][2]
+    return max(stages * (BN * BK * 2 + rows * BK * 2), warps_k * rows * (BN + 8) * 4)
 
 
 def tiles(n: int) -> int:
@@ -71,10 +94,10 @@ def choose_splits(m: int, n: int, k: int, sm_count: int = 132) -> int:
     return chosen
 
 
-def grid_blocks(n: int, splits: int) -> int:
-    """Whole clusters of CLUSTER blocks, each holding CLUSTER / splits tiles."""
-    per_cluster = CLUSTER // splits
-    return -(-tiles(n) // per_cluster) * CLUSTER
+def grid_blocks(n: int, splits: int, cluster: int = CLUSTER) -> int:
+    """Whole clusters of `cluster` blocks, each holding cluster / splits tiles."""
+    per_cluster = cluster // splits
+    return -(-tiles(n) // per_cluster) * cluster
 
 
 @dataclass(frozen=True)
@@ -86,13 +109,13 @@ class SkinnyKernelSpec:
     save_z: bool = False
     out_dtype: str = "f32"
     b_order: str = "C"
-    warps_m: int = 1
+    layout: str = "1x4n64"   # a key of LAYOUTS
     splits: int = 1          # a launch argument (not the kernel's name), as the wgmma spec's L2 promotion
 
     def __post_init__(self):
         for value, valid, argument in ((self.dtype, DTYPES, "dtype"), (self.out_dtype, OUT_DTYPES, "out_dtype"),
                                        (self.act, ACT_KINDS, "act"), (self.bias_mode, BIAS_MODES, "bias_mode"),
-                                       (self.b_order, B_ORDERS, "b_order"), (self.warps_m, WARPS_M, "warps_m"),
+                                       (self.b_order, B_ORDERS, "b_order"), (self.layout, tuple(LAYOUTS), "layout"),
                                        (self.splits, SPLITS, "splits")):
             if value not in valid:
                 raise ValueError(f"invalid {argument} {value!r}: valid choices are "
@@ -101,12 +124,15 @@ class SkinnyKernelSpec:
     @property
     def tile(self) -> str:
         """What benchmarks print in the tile column: the kernel and its split of K."""
-        return f"skinny/k{self.splits}"
+        grid = "" if self.layout in ("1x4n64", "4x1n64") else f"{self.layout}/"
+        return f"skinny/{grid}k{self.splits}"
 
     store = "direct"   # D goes straight from the reduction to memory, at any row pitch
 
     def name(self) -> str:
-        return (f"fraglab::skinny_gemm::gemm_skinny_kernel<{_CPP_TYPE[self.dtype]}, {self.warps_m}, "
+        warps_m, warps_n, warps_k = LAYOUTS[self.layout]
+        return (f"fraglab::skinny_gemm::gemm_skinny_kernel<{_CPP_TYPE[self.dtype]}, {warps_m}, {warps_n}, {warps_k}, "
+                f"{BN}, "
                 f"{'true' if self.b_order == 'F' else 'false'}, "
                 f"{epilogue_cpp(self.act, self.bias_mode, self.has_c, self.save_z)}>")
 
@@ -120,8 +146,8 @@ def spec_for(dtype: str, m: int, n: int, k: int, *, act: str = "none", bias_mode
     """The instantiation and split for one problem (M 1..MAX_M; N and K multiples of 8)."""
     if not 1 <= m <= MAX_M:
         raise ValueError(f"the skinny GEMM takes M from 1 to {MAX_M}, not {m}")
-    return SkinnyKernelSpec(dtype, act, bias_mode, has_c, save_z, out_dtype, b_order, warps_m_for(m),
-                            choose_splits(m, n, k, sm_count))
+    return SkinnyKernelSpec(dtype, act, bias_mode, has_c, save_z, out_dtype, b_order,
+                            layout_for(m, n, k, b_order, sm_count), choose_splits(m, n, k, sm_count))
 
 
 FORCED_TILE = "skinny"   # fraglab.gemm's tile= that asks for this kernel whatever the schedule says
@@ -145,11 +171,15 @@ def planned(plan, tile, scaled: bool, sm_count: int = 132):
                     sm_count=sm_count)
 
 
+# the (warp grid, B order) pairs layout_for gives: the 8-warp grid with a column-major B only
+GRID_ORDERS = (("1x4n64", "C"), ("1x4n64", "F"), ("4x1n64", "C"), ("4x1n64", "F"), ("1x4x2n64", "F"))
+
+
 def all_specs() -> list[SkinnyKernelSpec]:
     """Every instantiation spec_for can return (D's type and the split are launch arguments)."""
-    return [SkinnyKernelSpec(dtype, act, bias_mode, has_c, save_z, "f32", order, warps)
-            for dtype, act, bias_mode, has_c, save_z, order, warps
-            in product(DTYPES, ACT_KINDS, BIAS_MODES, (False, True), (False, True), B_ORDERS, WARPS_M)]
+    return [SkinnyKernelSpec(dtype, act, bias_mode, has_c, save_z, "f32", order, layout)
+            for dtype, act, bias_mode, has_c, save_z, (layout, order)
+            in product(DTYPES, ACT_KINDS, BIAS_MODES, (False, True), (False, True), GRID_ORDERS)]
 
 
 def build_of(names: tuple[str, ...], options: tuple[str, ...] = ()) -> KernelBuild:
@@ -209,16 +239,21 @@ def _packed_launch(key):
     from ..runtime import gpu
 
     spec, m, n, k, pa, pb, pd, pc, pbias, pz, alpha, beta, leaky_slope, lda, ldb, ldd, ldc, ldbias, ldz = key
-    smem = smem_bytes(m)
+    if not 1 <= m <= layout_max_m(spec.layout):
+        raise ValueError(f"the skinny GEMM's layout {spec.layout} takes M from 1 to {layout_max_m(spec.layout)}, "
+                         f"not {m}")
+    smem = smem_bytes(m, spec.layout)
     params = (np.uint64(pa), np.uint64(pb), np.uint64(pd), np.uint64(pc), np.uint64(pbias), np.uint64(pz),
               np.int32(m), np.int32(n), np.int32(k), np.int32(lda), np.int32(ldb), np.int32(ldd), np.int32(ldc),
               np.int32(ldbias), np.int32(ldz), np.int32(spec.splits), np.int32(OUT_DTYPES.index(spec.out_dtype)),
               np.float32(alpha), np.float32(beta), np.float32(leaky_slope))
-    return gpu.PackedLaunch(_kernel(spec, smem), grid_blocks(n, spec.splits), THREADS, params, shared_mem=smem)
+    return gpu.PackedLaunch(_kernel(spec, smem), grid_blocks(n, spec.splits), threads(spec.layout), params,
+                            shared_mem=smem)
 
 
 _LAUNCHES = BoundedMemo(_packed_launch, 256)
 
 
-__all__ = ["DTYPES", "OUT_DTYPES", "MAX_M", "FORCED_TILE", "SkinnyKernelSpec", "spec_for", "planned", "all_specs",
-           "build_of", "choose_splits", "grid_blocks", "smem_bytes", "bind", "bind_plan"]
+__all__ = ["DTYPES", "OUT_DTYPES", "MAX_M", "LAYOUTS", "GRID_ORDERS", "FORCED_TILE", "SkinnyKernelSpec", "spec_for",
+           "planned", "all_specs", "build_of", "layout_for", "layout_max_m", "choose_splits", "grid_blocks",
+           "smem_bytes", "threads", "bind", "bind_plan"]

@@ -19,25 +19,20 @@
 namespace fraglab {
 namespace skinny_gemm {
 
-#ifndef FRAGLAB_SKINNY_BN
-#define FRAGLAB_SKINNY_BN 64
-#endif
 #ifndef FRAGLAB_SKINNY_STAGES
 #define FRAGLAB_SKINNY_STAGES 4
+#endif
+#ifndef FRAGLAB_SKINNY_CLUSTER
+#define FRAGLAB_SKINNY_CLUSTER 8
 #endif
 #ifndef FRAGLAB_SKINNY_PREFETCH
 #define FRAGLAB_SKINNY_PREFETCH 256   // B's copies ask L2 to fetch 256 bytes (the next stage's half too); 0: 128
 #endif
 
-constexpr int kThreads = 128;         // 4 warps
-constexpr int kBN = FRAGLAB_SKINNY_BN;   // columns of D per tile
 constexpr int kBK = 64;               // K per ring stage
 constexpr int kStages = FRAGLAB_SKINNY_STAGES;
-constexpr int kClusterSize = 8;       // blocks per cluster: (8 / splits) tiles x splits K shares
+constexpr int kClusterSize = FRAGLAB_SKINNY_CLUSTER;   // blocks per cluster: (size / splits) tiles x splits K shares
 constexpr int kRowBytes = kBK * 2;    // a row of A (and of a column-major B) in a stage: 128 bytes
-constexpr int kBStageBytes = kBN * kBK * 2;
-constexpr int kRedPitch = kBN + 8;    // floats per row of the partial tile (+8: half-warp float2 stores conflict-free)
-static_assert(kBN == 64 || kBN == 128, "64- or 128-column tiles");
 
 enum class OutKind : int { F32 = 0, F16 = 1, BF16 = 2 };
 
@@ -133,7 +128,8 @@ __device__ __forceinline__ unsigned cluster_id() {
   return id;
 }
 
-// Every thread of every block of the cluster (not .aligned: warps may arrive diverged); release/acquire: shared-memory writes before it are seen after it.
+// Every thread of every block of the cluster (not .aligned: warps may arrive diverged); release/acquire:
+// shared-memory writes before it are seen after it.
 __device__ __forceinline__ void cluster_sync() {
   asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;" ::: "memory");
 }
@@ -158,34 +154,57 @@ __device__ __forceinline__ void store_out(void* d, OutKind kind, long long i, fl
 }
 
 // Shared memory of a launch (the launcher computes the same: fraglab/gemm/skinny.py smem_bytes): the ring of
-// kStages x (B block + the 16-row tiles of A), which the partial tile reuses after the last stage.
-__host__ __device__ constexpr int stage_bytes(int m_tiles) { return kBStageBytes + m_tiles * 16 * kRowBytes; }
+// kStages x (a BN x 64 block of B + the 16-row tiles of A), which the partial tiles (one per K group of warps)
+// reuse after the last stage.
+__host__ __device__ constexpr int stage_bytes(int bn, int m_tiles) { return bn * kBK * 2 + m_tiles * 16 * kRowBytes; }
 
-// WarpsM 1: the 4 warps split the tile's columns (16 each) and each computes every 16-row tile of A (M <= 32);
-// WarpsM 4: each warp takes 16-row tiles w and w + 4 and all 64 columns (M <= 128).
-template <class T, int WarpsM, bool BColMajor, class Epi>
-__global__ void __launch_bounds__(kThreads, WarpsM == 1 ? 4 : 2) __cluster_dims__(kClusterSize, 1, 1)
+// The warp grids (fraglab/gemm/skinny.py LAYOUTS): WarpsM x WarpsN x WarpsK warps over a BN-column tile; warp
+// (wm, wn, wk) takes the 16-row tiles wm, wm + WarpsM, ... (kMTilesPerWarp of them), BN / WarpsN columns from
+// wn * BN / WarpsN, and the 16-deep K steps wk * 4 / WarpsK ... of each 64-deep stage. WarpsK 2: two warps share
+// each fragment of D, so a block has 8 warps (twice the warps to hide the copies' and ldmatrix's latency, half the
+// copies per thread); their two partial tiles are summed in shared memory, K group 1 into group 0. It gains 1-3 %
+// where a block streams all of K (one share, B column-major) and loses with K split across the cluster.
+//   1 x 4 x 1 / 1 x 4 x 2: 16 columns per warp, 2 row tiles (M <= 32)
+//   4 x 1 x 1:             all 64 columns per warp, row tiles w and w + 4 (M <= 128)
+template <int WarpsM, int WarpsN, int WarpsK, int BN>
+struct WarpGrid {
+  static_assert(BN == 64 && ((WarpsM == 1 && WarpsN == 4 && (WarpsK == 1 || WarpsK == 2)) ||
+                             (WarpsM == 4 && WarpsN == 1 && WarpsK == 1)),
+                "warp grids: 1 x 4 x 1|2, 4 x 1 x 1 over 64 columns");
+  static constexpr int kThreads = 32 * WarpsM * WarpsN * WarpsK;
+  static constexpr int kMTilesPerWarp = WarpsM == 1 ? 2 : 8 / WarpsM;
+  static constexpr int kGroups = BN / 16 / WarpsN;   // 16-column groups per warp
+  static constexpr int kKSteps = kBK / 16 / WarpsK;  // 16-deep K steps per warp and stage
+  static constexpr int kMinBlocks = kThreads == 128 && WarpsM == 1 ? 4 : 2;
+};
+
+template <class T, int WarpsM, int WarpsN, int WarpsK, int BN, bool BColMajor, class Epi>
+__global__ void __launch_bounds__(WarpGrid<WarpsM, WarpsN, WarpsK, BN>::kThreads,
+                                  WarpGrid<WarpsM, WarpsN, WarpsK, BN>::kMinBlocks) __cluster_dims__(kClusterSize, 1, 1)
     gemm_skinny_kernel(const T* __restrict__ a, const T* __restrict__ b, void* __restrict__ d,
                        const float* __restrict__ c, const float* __restrict__ bias, float* __restrict__ z, int m,
                        int n, int k, int lda, int ldb, int ldd, int ldc, int ldbias, int ldz, int splits,
                        int out_kind, float alpha, float beta, float leaky_slope) {
-  static_assert(WarpsM == 1 || WarpsM == 4, "warps along M: 1 (M <= 32) or 4 (M <= 128)");
-  constexpr int kGroups = kBN / 16 / (4 / WarpsM);   // 16-column groups of the tile per warp
-  // B in a stage: column-major, kBN rows (columns n) of 128 bytes along K; row-major, kBK rows (k) of kBN * 2 bytes
-  constexpr int kBRowBytes = BColMajor ? kRowBytes : kBN * 2;
+  using Grid = WarpGrid<WarpsM, WarpsN, WarpsK, BN>;
+  constexpr int kThreads = Grid::kThreads;
+  constexpr int kGroups = Grid::kGroups;
+  constexpr int kTilesPerWarp = Grid::kMTilesPerWarp;
+  constexpr int kBStageBytes = BN * kBK * 2;
+  constexpr int kRedPitch = BN + 8;   // floats per row of the partial tile (+8: half-warp float2 stores conflict-free)
+  // B in a stage: column-major, BN rows (columns n) of 128 bytes along K; row-major, kBK rows (k) of BN * 2 bytes
+  constexpr int kBRowBytes = BColMajor ? kRowBytes : BN * 2;
   constexpr int kBRowChunks = kBRowBytes / 16;
-  constexpr int kTilesPerWarp = 2;  // 16-row tiles of A per warp (at most)
   extern __shared__ __align__(128) unsigned char smem[];
 
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-  const int wm = warp % WarpsM, wn = warp / WarpsM;
+  const int wm = warp % WarpsM, wn = warp / WarpsM % WarpsN, wk = warp / (WarpsM * WarpsN);
   const int m_tiles = (m + 15) >> 4;
   const int a_rows = m_tiles * 16;
-  const int stage = stage_bytes(m_tiles);
+  const int stage = stage_bytes(BN, m_tiles);
   const int rank = static_cast<int>(cluster_rank());
   const int group = rank / splits, share = rank % splits;   // which tile of the cluster, which share of K
   const int tile = static_cast<int>(cluster_id()) * (kClusterSize / splits) + group;
-  const int n0 = tile * kBN;
+  const int n0 = tile * BN;
   const bool active = n0 < n;   // the last cluster may hold tiles past N: they only join the barriers
   const int k_blocks = (k + kBK - 1) / kBK;
   const int kb_begin = static_cast<int>(static_cast<long long>(k_blocks) * share / splits);
@@ -194,24 +213,28 @@ __global__ void __launch_bounds__(kThreads, WarpsM == 1 ? 4 : 2) __cluster_dims_
   const unsigned long long keep_a = l2_policy_evict_last(), stream_b = l2_policy_evict_first();
   const unsigned ring = smem_address(smem);
 
+  // This thread's B copies: chunk `chunk0` of rows row0, row0 + kRowStep, ... of a stage (the same every stage)
+  constexpr int kRowStep = kThreads / kBRowChunks;
+  const int row0 = tid / kBRowChunks, chunk0 = tid % kBRowChunks;
+  // column-major: rows are columns n of B (N x K in memory), chunks run along K; row-major: rows are k, chunks n
+  const T* b_thread = BColMajor ? b + static_cast<long long>(n0 + row0) * ldb + chunk0 * 8
+                                : b + static_cast<long long>(row0) * ldb + n0 + chunk0 * 8;
   auto load_stage = [&](int slot, int kb) {
     const unsigned base = ring + slot * stage;
     const int k0 = kb * kBK;
 #pragma unroll
-    for (int i = 0; i < kBN * 8 / kThreads; ++i) {   // B: kBN x 64 elements in 16-byte chunks
-      const int idx = tid + i * kThreads, row = idx / kBRowChunks, chunk = idx % kBRowChunks;
-      long long offset;
+    for (int i = 0; i < BN * 8 / kThreads; ++i) {   // B: BN x 64 elements in 16-byte chunks
+      const int row = row0 + i * kRowStep;
       bool valid;
-      if constexpr (BColMajor) {   // rows are columns n of B (N x K in memory), chunks run along K
-        const int col = n0 + row, kk = k0 + chunk * 8;
-        valid = col < n && kk < k;
-        offset = static_cast<long long>(col) * ldb + kk;
-      } else {                     // rows are k (K x N in memory), chunks run along N
-        const int kk = k0 + row, col = n0 + chunk * 8;
-        valid = kk < k && col < n;
-        offset = static_cast<long long>(kk) * ldb + col;
+      long long offset;
+      if constexpr (BColMajor) {
+        valid = n0 + row < n && k0 + chunk0 * 8 < k;
+        offset = static_cast<long long>(i * kRowStep) * ldb + k0;
+      } else {
+        valid = k0 + row < k && n0 + chunk0 * 8 < n;
+        offset = static_cast<long long>(k0 + i * kRowStep) * ldb;
       }
-      copy16_stream(base + swizzled(row, chunk, kBRowBytes), b + (valid ? offset : 0), valid, stream_b);
+      copy16_stream(base + swizzled(row, chunk0, kBRowBytes), valid ? b_thread + offset : b, valid, stream_b);
     }
     for (int idx = tid; idx < a_rows * 8; idx += kThreads) {   // A: the 16-row tiles, rows past M zero
       const int row = idx >> 3, chunk = idx & 7, kk = k0 + chunk * 8;
@@ -244,7 +267,8 @@ __global__ void __launch_bounds__(kThreads, WarpsM == 1 ? 4 : 2) __cluster_dims_
     copy_commit();
     const unsigned base = ring + (it % kStages) * stage;
 #pragma unroll
-    for (int ks = 0; ks < kBK / 16; ++ks) {
+    for (int kq = 0; kq < Grid::kKSteps; ++kq) {
+      const int ks = wk * Grid::kKSteps + kq;
       // B fragments of 16-column group g: matrices (cols 0-7, k 0-7), (cols 0-7, k 8-15), (cols 8-15, k 0-7),
       // (cols 8-15, k 8-15) -> 8-column tile 0 gets regs 0, 1 and tile 1 regs 2, 3
       unsigned bf[kGroups][4];
@@ -277,18 +301,36 @@ __global__ void __launch_bounds__(kThreads, WarpsM == 1 ? 4 : 2) __cluster_dims_
   __syncthreads();   // every warp is done with the ring: the partial tile overwrites it
 
   float* partial = reinterpret_cast<float*>(smem);   // [a_rows][kRedPitch]
+  float* const k_group_one = partial + a_rows * kRedPitch;   // WarpsK 2: K group 1's partial tile, beside it
   const int g = lane >> 2, t = lane & 3;
+  // K group 1 (if any) stores its fragments first; group 0 adds them to its own (a fixed order) and stores the sum
 #pragma unroll
-  for (int i = 0; i < kTilesPerWarp; ++i) {
-    const int mt = wm + WarpsM * i;
-    if (mt < m_tiles) {
+  for (int pass = WarpsK - 1; pass >= 0; --pass) {
+    if (wk == pass) {
+      float* const out = pass == 1 ? k_group_one : partial;
 #pragma unroll
-      for (int j = 0; j < 2 * kGroups; ++j) {
-        const int col = 16 * wn * kGroups + 8 * j + 2 * t, row = 16 * mt + g;
-        *reinterpret_cast<float2*>(partial + row * kRedPitch + col) = make_float2(acc[i][j][0], acc[i][j][1]);
-        *reinterpret_cast<float2*>(partial + (row + 8) * kRedPitch + col) = make_float2(acc[i][j][2], acc[i][j][3]);
+      for (int i = 0; i < kTilesPerWarp; ++i) {
+        const int mt = wm + WarpsM * i;
+        if (mt < m_tiles) {
+#pragma unroll
+          for (int j = 0; j < 2 * kGroups; ++j) {
+            const int col = 16 * wn * kGroups + 8 * j + 2 * t, row = 16 * mt + g;
+            float2 lo = make_float2(acc[i][j][0], acc[i][j][1]), hi = make_float2(acc[i][j][2], acc[i][j][3]);
+            if (WarpsK == 2 && pass == 0) {
+              const float2 lo1 = *reinterpret_cast<const float2*>(k_group_one + row * kRedPitch + col);
+              const float2 hi1 = *reinterpret_cast<const float2*>(k_group_one + (row + 8) * kRedPitch + col);
+              lo.x += lo1.x;
+              lo.y += lo1.y;
+              hi.x += hi1.x;
+              hi.y += hi1.y;
+            }
+            *reinterpret_cast<float2*>(out + row * kRedPitch + col) = lo;
+            *reinterpret_cast<float2*>(out + (row + 8) * kRedPitch + col) = hi;
+          }
+        }
       }
     }
+    if (WarpsK == 2 && pass == 1) __syncthreads();   // group 1's partial tile is written
   }
   // every share's partial tile is written and visible to the cluster (one share: to this block)
   if (splits > 1) {
@@ -311,10 +353,10 @@ __global__ void __launch_bounds__(kThreads, WarpsM == 1 ? 4 : 2) __cluster_dims_
     p.Z = z;
     p.ldz = ldz;
     const int first = group * splits;
-    const int pairs = m * (kBN / 2);
+    const int pairs = m * (BN / 2);
     // Column pairs of the tile's M rows, dealt round the tile's blocks; each sums the shares in rank order.
     for (int pair = share * kThreads + tid; pair < pairs; pair += splits * kThreads) {
-      const int row = pair / (kBN / 2), col = 2 * (pair % (kBN / 2)), nn = n0 + col;
+      const int row = pair / (BN / 2), col = 2 * (pair % (BN / 2)), nn = n0 + col;
       if (nn >= n) continue;   // N is even: nn + 1 < N too
       const unsigned local = smem_address(partial + row * kRedPitch + col);
       float2 sum = load_peer_f2(local, first);

@@ -5,6 +5,7 @@ and random inputs; determinism, CUDA-graph replay, and the routing through fragl
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 
 import numpy as np
@@ -37,6 +38,20 @@ def test_rule_skinny_split_k_past_32_rows_only_where_wgmma_has_few_tiles():
     assert schedule.choose_kernel(128, 4096, 14336) == "wgmma"
 
 
+def test_layout_for_takes_the_8_warp_grid_only_for_one_share_of_a_column_major_b():
+    # N 14336: 224 tiles, one share; B column-major: 46.1 against 47.3 us at M 1, K 4096 (skinny.layout_for)
+    for m, k in itertools.product((1, 16, 32), (4096, 11008, 14336)):
+        assert skinny.choose_splits(m, 14336, k) == 1
+        assert skinny.layout_for(m, 14336, k, "F") == "1x4x2n64"
+        assert skinny.layout_for(m, 14336, k, "C") == "1x4n64"      # within 1 % with a row-major B
+    # K in shares (N 4096: 4; N 11008: 2): the 4-warp grid (23.8 against 18.3 us at N = K = 4096)
+    assert skinny.layout_for(1, 4096, 4096, "F") == skinny.layout_for(8, 11008, 4096, "F") == "1x4n64"
+    # past 32 rows one warp grid, whatever B's order
+    assert {skinny.layout_for(m, n, 4096, o) for m in (33, 64, 128) for n in (4096, 14336) for o in "CF"} == {"4x1n64"}
+    assert skinny.spec_for("f16", 16, 14336, 4096, b_order="F").tile == "skinny/1x4x2n64/k1"
+    assert skinny.spec_for("f16", 16, 4096, 4096, b_order="F").tile == "skinny/k4"
+
+
 def test_the_wgmma_schedule_is_left_as_it_was():
     # choose_kernel comes first; the wgmma tile table still answers for every M (forced tiles, M > 128)
     assert schedule.choose(16, 4096, 4096, "f16", "F", "f16").tile == "64x256p"
@@ -60,21 +75,33 @@ def test_splits_fill_the_sms_and_keep_shares_of_k_long():
         assert blocks % skinny.CLUSTER == 0 and blocks * (skinny.CLUSTER // splits) >= skinny.tiles(n) * skinny.CLUSTER
 
 
-def test_shared_memory_holds_the_ring_and_the_partial_tile():
-    for m in range(1, skinny.MAX_M + 1):
-        rows = -(-m // 16) * 16
-        ring = skinny.STAGES * (64 * 64 * 2 + rows * 64 * 2)
-        assert skinny.smem_bytes(m) >= max(ring, rows * 72 * 4)
-        assert skinny.smem_bytes(m) <= 227 * 1024
+def test_shared_memory_holds_the_ring_and_the_partial_tiles():
+    for layout, (warps_m, warps_n, warps_k) in skinny.LAYOUTS.items():
+        assert skinny.threads(layout) == 32 * warps_m * warps_n * warps_k
+        for m in range(1, skinny.layout_max_m(layout) + 1):
+            rows = -(-m // 16) * 16
+            ring = skinny.STAGES * (64 * 64 * 2 + rows * 64 * 2)
+            # one f32 partial tile (pitch 64 + 8) per K group of warps
+            assert skinny.smem_bytes(m, layout) >= max(ring, warps_k * rows * 72 * 4)
+            assert skinny.smem_bytes(m, layout) <= 227 * 1024
 
 
 def test_specs_name_one_instantiation_each_and_check_their_arguments():
     specs = skinny.all_specs()
     names = {s.name() for s in specs}
-    assert len(names) == len(specs) == 2 * 8 * 4 * 2 * 2 * 2 * 2
+    assert len(names) == len(specs) == 2 * 8 * 4 * 2 * 2 * len(skinny.GRID_ORDERS)
+    # every (grid, order) layout_for can give has its instantiations
+    pairs = {(skinny.layout_for(m, n, k, order), order) for m, n, k, order
+             in itertools.product((1, 32, 33, 128), (8, 4096, 14336), (64, 4096), skinny.B_ORDERS)}
+    assert pairs <= set(skinny.GRID_ORDERS)
     spec = skinny.spec_for("bf16", 1, 4096, 4096, act="gelu", bias_mode="per_n", out_dtype="f16", b_order="F")
-    assert spec.name() in names and "__nv_bfloat16, 1, true" in spec.name() and spec.tile == "skinny/k4"
-    assert skinny.spec_for("f16", 33, 4096, 4096).warps_m == 4
+    grid = ", ".join(map(str, skinny.LAYOUTS[spec.layout]))
+    assert spec.name() in names and f"__nv_bfloat16, {grid}, 64, true" in spec.name() and spec.tile.endswith("/k4")
+    assert skinny.SkinnyKernelSpec("f16", layout="1x4n64", splits=4).tile == "skinny/k4"
+    grouped = skinny.SkinnyKernelSpec("f16", b_order="F", layout="1x4x2n64", splits=1)
+    assert "__half, 1, 4, 2, 64, true" in grouped.name() and grouped.tile == "skinny/1x4x2n64/k1"
+    with pytest.raises(ValueError, match="layout '8x1n64'"):
+        skinny.SkinnyKernelSpec("f16", layout="8x1n64")
     with pytest.raises(ValueError, match="M from 1 to 128"):
         skinny.spec_for("f16", 129, 4096, 4096)
     with pytest.raises(ValueError, match="splits 3"):
@@ -108,6 +135,11 @@ def _combo(i):
                 dtype=skinny.DTYPES[i % 2], b_order="CF"[(i // 2) % 2], out_dtype=skinny.OUT_DTYPES[i % 3])
 
 
+def _other_layout(i):
+    """The warp grid combination i also runs on: each in turn."""
+    return list(skinny.LAYOUTS)[i % len(skinny.LAYOUTS)]
+
+
 @pytest.fixture(scope="module")
 def cp():
     from concurrent.futures import ThreadPoolExecutor
@@ -118,24 +150,26 @@ def cp():
     if gpu.compute_capability() != 90:
         pytest.skip("the skinny GEMM uses thread-block clusters and is built for sm_90 (H100/H200)")
     specs = [skinny.SkinnyKernelSpec(dt, "relu", "per_n", False, False, "f32", o, w)
-             for dt, o, w in itertools.product(skinny.DTYPES, skinny.B_ORDERS, skinny.WARPS_M)]
+             for dt, o, w in itertools.product(skinny.DTYPES, skinny.B_ORDERS, skinny.LAYOUTS)]
     specs += [skinny.SkinnyKernelSpec(c["dtype"], c["act"], c["bias_mode"], bool(c["beta"]), c["save_z"], "f32",
-                                      c["b_order"], w) for c in map(_combo, range(len(COMBOS))) for w in skinny.WARPS_M]
+                                      c["b_order"], w)
+              for i, c in enumerate(map(_combo, range(len(COMBOS))))
+              for w in (skinny.layout_for((5, 45)[i % 2]), _other_layout(i))]
     with ThreadPoolExecutor(16) as pool:
         list(pool.map(gpu.module, dict.fromkeys(s.build() for s in specs)))
     return cp
 
 
 def run_case(cp, m, n, k, dtype="f16", *, b_order="C", act="relu", bias_mode="per_n", beta=0.0, save_z=False,
-             out_dtype="f32", splits=None, seed=0, alpha=1.5, leaky_slope=0.05):
+             out_dtype="f32", splits=None, layout=None, seed=0, alpha=1.5, leaky_slope=0.05):
     a, a64, b, b64, bias, c = random_operands(cp, np.random.default_rng(seed), m, n, k, dtype, bias_mode=bias_mode,
                                               beta=beta, b_order=b_order)
     d, z = poisoned_outputs(cp, m, n, out_dtype, save_z)
     spec = skinny.spec_for(dtype, m, n, k, act=act, bias_mode=bias_mode, has_c=bool(beta), save_z=save_z,
                            out_dtype=out_dtype, b_order=b_order)
-    if splits is not None:
-        spec = skinny.SkinnyKernelSpec(*[getattr(spec, f) for f in ("dtype", "act", "bias_mode", "has_c", "save_z",
-                                                                     "out_dtype", "b_order", "warps_m")], splits)
+    if splits is not None or layout is not None:
+        spec = dataclasses.replace(spec, splits=spec.splits if splits is None else splits,
+                                   layout=spec.layout if layout is None else layout)
     skinny.bind(spec, a, b, d, m=m, n=n, k=k, c=None if c is None else cp.asarray(c),
                 bias=None if bias is None else cp.asarray(bias), z=z, alpha=alpha, beta=beta,
                 leaky_slope=leaky_slope)()
@@ -143,7 +177,7 @@ def run_case(cp, m, n, k, dtype="f16", *, b_order="C", act="relu", bias_mode="pe
     d_ref, z_ref = reference_gemm(a64, b64, c=c, bias=bias, bias_mode=bias_mode, act=act, alpha=alpha, beta=beta,
                                   leaky_slope=leaky_slope)
     got = host_d(d, out_dtype)
-    what = f"{m}x{n}x{k} {dtype} B {b_order} {act} {bias_mode} D {out_dtype} splits {spec.splits}"
+    what = f"{m}x{n}x{k} {dtype} B {b_order} {act} {bias_mode} D {out_dtype} {spec.layout} splits {spec.splits}"
     ok, max_abs, rel = check_result(got, d_ref, dtype, z_ref=z_ref if save_z else None, out_dtype=out_dtype, k=k)
     assert ok, f"D: max abs {max_abs:.3e}, rel {rel:.3e} ({what})"
     if save_z:
@@ -173,8 +207,25 @@ def test_every_split_of_k_sums_every_share(cp, splits, m):
 @pytest.mark.parametrize("i", range(len(COMBOS)), ids=lambda i: "-".join(COMBOS[i]))
 def test_every_activation_and_bias_mode(cp, i):
     case = _combo(i)
-    m = (5, 45)[i % 2]
-    run_case(cp, m, 136, 520, case.pop("dtype"), seed=i, **case)
+    dtype = case.pop("dtype")
+    run_case(cp, (5, 45)[i % 2], 136, 520, dtype, seed=i, **case)
+    # every other warp grid too, one per combination in turn (rows past a 16-row tile, columns past N in a tile)
+    layout = _other_layout(i)
+    m = min(skinny.layout_max_m(layout), (13, 77)[i % 2])
+    run_case(cp, m, 200, 520, dtype, layout=layout, seed=50 + i, **case)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("layout", skinny.LAYOUTS)
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("b_order", skinny.B_ORDERS)
+def test_every_warp_grid_matches_the_reference(cp, layout, size, b_order):
+    m, n, k = size
+    if m > skinny.layout_max_m(layout):
+        m = skinny.layout_max_m(layout) - (m % 5)   # the grid's most rows, or a few fewer
+    for splits in (1, 2, 8) if m % 2 else (4,):
+        run_case(cp, m, n, k, "bf16" if m % 3 else "f16", b_order=b_order, layout=layout, splits=splits,
+                 out_dtype=skinny.OUT_DTYPES[m % 3], seed=sum(size) + splits)
 
 
 @pytest.mark.gpu
@@ -182,6 +233,11 @@ def test_results_are_bitwise_repeatable(cp):
     first = run_case(cp, 16, 4096, 4096, "f16", b_order="F", out_dtype="f32", seed=5).get()
     again = run_case(cp, 16, 4096, 4096, "f16", b_order="F", out_dtype="f32", seed=5).get()
     assert np.array_equal(first, again)
+    for layout in skinny.LAYOUTS:   # K groups summed in a fixed order too
+        m = skinny.layout_max_m(layout)
+        first = run_case(cp, m, 4096, 4096, "f16", b_order="C", layout=layout, splits=8, seed=6).get()
+        again = run_case(cp, m, 4096, 4096, "f16", b_order="C", layout=layout, splits=8, seed=6).get()
+        assert np.array_equal(first, again), layout
 
 
 @pytest.mark.gpu
@@ -238,3 +294,35 @@ def test_fraglab_gemm_plans_and_binds_the_skinny_kernel_for_small_m(monkeypatch)
     monkeypatch.setattr(skinny, "bind_plan", lambda *args: calls.append(args) or "bound")
     assert api._launcher("wgmma", spec, plan, "a", "b", "d", None, "bias", "z", 1.0, 0.0, 0.01) == "bound"
     assert calls[0][:5] == (spec, plan, "a", "b", "d") and calls[0][6:8] == ("bias", "z")
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("layout", skinny.LAYOUTS)
+def test_every_warp_grid_replays_in_a_cuda_graph(cp, layout):
+    """A bound launch captured once replays with new A (no workspace, nothing reset between calls)."""
+    torch = pytest.importorskip("torch")
+    m, n, k = min(24, skinny.layout_max_m(layout)), 520, 1000
+    gen = torch.Generator(device="cuda").manual_seed(9)
+    a = torch.rand(m, k, generator=gen, device="cuda").half() - 0.5
+    w = torch.rand(n, k, generator=gen, device="cuda").half() - 0.5
+    bias = torch.rand(n, generator=gen, device="cuda")
+    d = torch.full((m, n), float("nan"), device="cuda")
+    spec = dataclasses.replace(skinny.spec_for("f16", m, n, k, act="relu", bias_mode="per_n", b_order="F"),
+                               layout=layout, splits=2)
+    launch = skinny.bind(spec, a, w.t(), d, m=m, n=n, k=k, bias=bias)
+    stream = torch.cuda.Stream()
+    with torch.cuda.stream(stream):
+        launch.launch_on(stream.cuda_stream)   # the module loads outside the capture
+    stream.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        launch.launch_on(torch.cuda.current_stream().cuda_stream)
+    for seed in (1, 2):
+        a.copy_(torch.rand(m, k, generator=gen.manual_seed(seed), device="cuda").half() - 0.5)
+        d.fill_(float("nan"))
+        graph.replay()
+        torch.cuda.synchronize()
+        want, _ = reference_gemm(a.double().cpu().numpy(), w.t().double().cpu().numpy(), bias=bias.cpu().numpy(),
+                                 bias_mode="per_n", act="relu")
+        ok, max_abs, rel = check_result(d.cpu().numpy(), want, "f16", k=k)
+        assert ok, f"{layout} replay {seed}: max abs {max_abs:.3e}, rel {rel:.3e}"

@@ -160,12 +160,12 @@ def test_every_skinny_gemm_instantiation_compiles(pair):
 
 
 def test_skinny_gemm_representatives_assemble_without_spills():
-    """Each input type x warp layout x B order with the heaviest epilogue, through ptxas for sm_90: no local
+    """Each input type x warp grid x B order with the heaviest epilogue, through ptxas for sm_90: no local
     memory (a spill would stall the weight stream)."""
     from fraglab.gemm import skinny
 
-    specs = [skinny.SkinnyKernelSpec(dt, "gelu", "full", True, True, "f32", order, warps)
-             for dt in skinny.DTYPES for order in skinny.B_ORDERS for warps in skinny.WARPS_M]
+    specs = [skinny.SkinnyKernelSpec(dt, "gelu", "full", True, True, "f32", order, layout)
+             for dt in skinny.DTYPES for order in skinny.B_ORDERS for layout in skinny.LAYOUTS]
     ok, log, cubin = nvrtc_offline.compile_build(skinny.build_of(tuple(s.name() for s in specs),
                                                                  ("-Xptxas", "-warn-spills")), "sm_90", cubin=True)
     assert ok, log[-3000:]
