@@ -82,7 +82,7 @@ def main() -> int:
                                            splits=skinny.choose_splits(m, n, k))
             old = [skinny.bind(old_spec, a, b, d, m=m, n=n, k=k, bias=bias) for a, b, bias, _ in xs]
             old_tile = old_spec.tile
-        else:   # the wgmma kernel's scheduled tile, as fraglab.gemm picks it (a tile= forced 128x64 ran 2x slower)
+        else:   # the wgmma kernel's scheduled tile (tile='128x64' alone would name WMMA's tile of that name)
             old_tile = schedule.choose(m, n, k, args.dtype, order, args.dtype).tile
             old = [prepare(a, b, bias=bias, act="relu", out=d, kernel="wgmma") for a, b, bias, _ in xs]
         fns = {"fraglab": lambda i: chosen[i](), "four_warp": lambda i: old[i](),
