@@ -4,13 +4,9 @@ import pytest
 
 from fraglab.gemm import cast
 from fraglab.runtime.build import KernelBuild
+from nvrtc_compile import offline_nvrtc
 
-nvrtc_offline = pytest.importorskip("fraglab.runtime.nvrtc_offline")
-try:
-    nvrtc_offline.wheel_include_dir()
-    from cuda.bindings import nvrtc  # noqa: F401
-except Exception as exc:  # the offline compiler is a dev extra
-    pytest.skip(f"offline NVRTC is not installed: {exc}", allow_module_level=True)
+nvrtc_offline = offline_nvrtc(allow_module_level=True)
 
 
 @pytest.mark.parametrize("arch", ["sm_75", "sm_80", "sm_90"])   # the SIMT ladder runs before sm_80 too

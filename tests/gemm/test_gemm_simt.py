@@ -13,6 +13,7 @@ from fraglab.bench import simt_ladder
 from fraglab.gemm import simt
 from fraglab.gemm.reference import ACT_KINDS, BIAS_MODES, epilogue_cpp
 from fraglab.runtime.build import kernels_dir
+from nvrtc_compile import offline_nvrtc
 
 ARCHS = ("sm_80", "sm_90")
 
@@ -214,12 +215,7 @@ def _compile(job):
 
 
 def _run_compiles(jobs):
-    try:
-        import cuda.bindings.nvrtc  # noqa: F401
-        from fraglab.runtime.nvrtc_offline import wheel_include_dir
-        wheel_include_dir()
-    except Exception as exc:  # the [dev] extra is missing
-        pytest.skip(f"offline NVRTC unavailable: {exc}")
+    offline_nvrtc()
     workers = max(1, min(len(jobs), os.cpu_count() or 1))
     with ProcessPoolExecutor(max_workers=workers) as pool:
         results = list(pool.map(_compile, jobs))
@@ -252,14 +248,9 @@ def test_every_rung_compiles_as_launched_with_every_epilogue_branch(arch):
 
 def test_a_broken_instantiation_fails_the_compile_check():
     """The check above can fail: a tile shape the static_asserts reject does not compile."""
-    from fraglab.runtime.nvrtc_offline import compile_build
     from fraglab.runtime.build import KernelBuild
 
-    try:
-        from fraglab.runtime.nvrtc_offline import wheel_include_dir
-        wheel_include_dir()
-    except Exception as exc:
-        pytest.skip(f"offline NVRTC unavailable: {exc}")
+    compile_build = offline_nvrtc().compile_build
     bad = simt.kernel_name("warp_tiled").replace(", 128, 256, 8, 64, 64,", ", 128, 256, 8, 48, 64,")
     ok, log = compile_build(KernelBuild(simt.ENTRY, (bad,), FAST_COMPILE), "sm_90")
     assert not ok and "warp tile" in log
