@@ -44,18 +44,24 @@ def select_layout(*, api: str = "wmma", frag: str | None = None, shape: str | No
     return resolve_layout(spec, source, method)
 
 
+def measured_layouts(found) -> list:
+    """Every layout the atlas `found` holds, each by "load" where its family measures with it, else by the
+    family's first method the atlas recorded (wgmma: "codes", mma.sync: "mma")."""
+    out = []
+    for spec in found.specs():
+        method = next((m for m in ("load", *spec.family.methods) if found.has(spec, m)), None)
+        if method is not None:
+            out.append(found.layout(spec, method))
+    return out
+
+
 def page_layouts(atlas: Path | None = None) -> list:
     """Every layout of the atlas (the bundled one by default), then each family's model where the atlas has none."""
     from ..apis import FAMILIES
     from ..layouts import atlas as atlas_mod
 
     found = atlas_mod.load(Path(atlas)) if atlas is not None else atlas_mod.load_bundled()
-    out = []
-    for spec in found.specs():
-        # "load" where the family measures with it, else the family's first recorded method (wgmma: "codes")
-        method = next((m for m in ("load", *spec.family.methods) if found.has(spec, m)), None)
-        if method is not None:
-            out.append(found.layout(spec, method))
+    out = measured_layouts(found)
     held = {lay.spec.key for lay in out}
     for family in FAMILIES.values():
         for spec in family.specs():

@@ -150,19 +150,12 @@ def formula_cases() -> list[Case]:
 
 
 def atlas_layouts() -> list:
-    """fraglab's own layouts from the bundled atlas (WMMA measured on an H200, the PTX families on an H100)."""
-    try:
-        from fraglab.layouts import atlas
-    except ImportError:
-        from fraglab import atlas
-    found = atlas.load_bundled()
-    out = []
-    for spec in found.specs():
-        # "load" where the family measures with it, else its first recorded method (mma.sync: mma)
-        method = next((m for m in ("load", *spec.family.methods) if found.has(spec, m)), None)
-        if method is not None:
-            out.append(found.layout(spec, method))
-    return out
+    """fraglab's own layouts from the bundled atlas (WMMA measured on an H200, the PTX families on an H100), each
+    by the method the page shows it by."""
+    from fraglab.export.select import measured_layouts
+    from fraglab.layouts import atlas
+
+    return measured_layouts(atlas.load_bundled())
 
 
 def family_layouts() -> list:
