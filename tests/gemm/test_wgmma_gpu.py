@@ -166,6 +166,14 @@ def test_e4m3_inputs(cp, m, n, k, tile):
     assert ok, f"e4m3 {m}x{n}x{k} tile {tile}: max abs {max_abs:.3e}, rel {rel:.3e}"
 
 
+def _torch_e4m3(*bits):
+    """torch and each array of e4m3 bit patterns as a float8_e4m3fn CUDA tensor (skipped where torch has none)."""
+    torch = pytest.importorskip("torch")
+    if not hasattr(torch, "float8_e4m3fn"):
+        pytest.skip("this torch has no float8_e4m3fn")
+    return (torch, *(torch.from_numpy(b).cuda().view(torch.float8_e4m3fn) for b in bits))
+
+
 def _e4m3_scaled_case(cp, m, n, k, tile, *, act="relu", bias_mode="per_n", beta=0.0, save_z=False, out_dtype="f32",
                       seed=0):
     """e4m3 A and B with a float32 scale per row of A and per column of B, launched on `tile`, against float64."""
@@ -254,11 +262,7 @@ def test_e4m3_rowwise_scales_through_fraglab_gemm(cp):
         h = cp.asarray(rng.uniform(-1, 1, (m, k)).astype(np.float16))
         fraglab.gemm(h, cp.asarray(rng.uniform(-1, 1, (k, n)).astype(np.float16)), scale_a=cp.asarray(sa),
                      scale_b=cp.asarray(sb))
-    torch = pytest.importorskip("torch")
-    if not hasattr(torch, "float8_e4m3fn"):
-        pytest.skip("this torch has no float8_e4m3fn")
-    a_t = torch.from_numpy(a8).cuda().view(torch.float8_e4m3fn)
-    w_t = torch.from_numpy(w8).cuda().view(torch.float8_e4m3fn)
+    torch, a_t, w_t = _torch_e4m3(a8, w8)
     sa_t, sb_t = torch.from_numpy(sa).cuda()[:, None], torch.from_numpy(sb).cuda()[None, :]
     d_t = fraglab.gemm(a_t, w_t.t(), scale_a=sa_t, scale_b=sb_t, out_dtype="bf16")
     ref_plain, _ = reference_gemm(e4m3_to_float64(a8), e4m3_to_float64(w8).T, scale_a=sa, scale_b=sb)
@@ -291,11 +295,7 @@ def test_e4m3_through_fraglab_gemm(cp):
     assert check_result(z.get(), z_ref, "e4m3")[0]
     with pytest.raises(GemmArgumentError, match="K-major"):
         fraglab.gemm(cp.asarray(a8), cp.asarray(np.ascontiguousarray(w8.T)), input_dtype="e4m3")
-    torch = pytest.importorskip("torch")
-    if not hasattr(torch, "float8_e4m3fn"):
-        pytest.skip("this torch has no float8_e4m3fn")
-    a_t = torch.from_numpy(a8).cuda().view(torch.float8_e4m3fn)
-    w_t = torch.from_numpy(w8).cuda().view(torch.float8_e4m3fn)
+    torch, a_t, w_t = _torch_e4m3(a8, w8)
     d_t = fraglab.gemm(a_t, w_t.t(), act="relu", alpha=0.5)
     ref_relu, _ = reference_gemm(e4m3_to_float64(a8), e4m3_to_float64(w8).T, act="relu", alpha=0.5)
     assert isinstance(d_t, torch.Tensor) and check_result(d_t.cpu().numpy(), ref_relu, "e4m3")[0]
