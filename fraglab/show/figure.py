@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..layouts.layout import UNKNOWN, Layout
-from .grid import (_FILL, _IDEAL_FONT, _LINE_H, _MAX_GRID_H_IN, _MAX_GRID_W_IN, _MAX_MMA_IN, _MIN_FONT, _Cell, _Coloring,
-                   _GridReport, _best_label_style, _cells, _draw_grid, _draw_key, _grid_report, _key_count,
+from .grid import (_FILL, _IDEAL_FONT, _LINE_H, _MAX_GRID_H_IN, _MAX_GRID_W_IN, _MAX_MMA_IN, _MIN_CELL_IN, _MIN_FONT,
+                   _Cell, _Coloring, _GridReport, _best_label_style, _cells, _draw_grid, _draw_key, _grid_report, _key_count,
                    _key_shape, _label_lines, _plan_labels, _text_box, key_width_in)
 from .palette import FigureError, check_style, palette_colors
 
@@ -114,8 +114,10 @@ def _new_figure(w_in: float, h_in: float) -> "Figure":
 def _grid_cell_size(layout: Layout, cells: list[list[_Cell]]) -> tuple[float, float]:
     """(width, height) of one cell in inches: big enough for the labels, small enough to fit the page."""
     rows, cols = layout.spec.rows, layout.spec.cols
-    _, ideal = _best_label_style(cells)
-    side = min(ideal, _MAX_GRID_W_IN / cols, _MAX_GRID_H_IN / rows)
+    page = min(_MAX_GRID_W_IN / cols, _MAX_GRID_H_IN / rows)
+    # a label's ideal cell is never under _MIN_CELL_IN: where the page allows less, it sets the side alone
+    ideal = _best_label_style(cells)[1] if page >= _MIN_CELL_IN else float("inf")
+    side = min(ideal, page)
     w = h = side
     # A tall grid squeezed by its rows (wgmma's 64 x 8) gets wider cells, so one-line labels "T37 x3" fit.
     if side < ideal and rows > cols and side * 72 >= _LINE_H * _MIN_FONT / _FILL:

@@ -185,30 +185,30 @@ class _Run:
         return " ".join(parts)
 
 
+def _successor(cell: _Cell) -> list[tuple[int, int, int]]:
+    """The holders a cell carrying on this one's run has: the same lanes and read flags, every slot one further."""
+    if "successor" not in cell.memo:
+        cell.memo["successor"] = [(t, s + 1, r) for t, s, r in cell.holders]
+    return cell.memo["successor"]
+
+
 def _continues(prev: _Cell, cell: _Cell) -> bool:
     """cell carries on prev's run: same lanes and read flags, every slot one further."""
-    if len(prev.holders) != len(cell.holders) or not cell.holders:
-        return False
-    return all(t0 == t1 and r0 == r1 and s1 == s0 + 1
-               for (t0, s0, r0), (t1, s1, r1) in zip(prev.holders, cell.holders))
+    return bool(cell.holders) and cell.holders == _successor(prev)
 
 
 def _runs(cells: list[list[_Cell]], vertical: bool) -> list[_Run]:
-    rows, cols = len(cells), len(cells[0])
-    outer, inner = (cols, rows) if vertical else (rows, cols)
+    lines = list(zip(*cells)) if vertical else cells  # the columns, or the rows
     out: list[_Run] = []
-    for o in range(outer):
-        def at(i: int) -> _Cell:
-            return cells[i][o] if vertical else cells[o][i]
-
-        i = 0
+    for o, line in enumerate(lines):
+        inner, i = len(line), 0
         while i < inner:
             j = i + 1
-            while j < inner and _continues(at(j - 1), at(j)):
+            while j < inner and _continues(line[j - 1], line[j]):
                 j += 1
-            if at(i).holders:
+            if line[i].holders:
                 r0, c0 = (i, o) if vertical else (o, i)
-                out.append(_Run(r0, c0, j - i, vertical, at(i), at(j - 1)))
+                out.append(_Run(r0, c0, j - i, vertical, line[i], line[j - 1]))
             i = j
     return out
 
@@ -357,19 +357,23 @@ def _draw_grid(ax: "Axes", layout: Layout, coloring: _Coloring, cell_w_pt: float
     ax.set_xlim(0, cols)
     ax.set_ylim(rows, 0)  # row 0 at the top, as a matrix is written
     ax.set_aspect("auto")
-    for side in ax.spines.values():
-        side.set_visible(False)
-    (xs, x_font), (ys, y_font) = _axis_ticks(cell_w_pt, cols, False), _axis_ticks(cell_h_pt, rows, True)
-    ax.set_xticks([c + 0.5 for c in range(0, cols, xs)], [str(c) for c in range(0, cols, xs)])
-    ax.set_yticks([r + 0.5 for r in range(0, rows, ys)], [str(r) for r in range(0, rows, ys)])
-    ax.tick_params(axis="x", labelsize=x_font, length=0, pad=2)
-    ax.tick_params(axis="y", labelsize=y_font, length=0, pad=2)
-    ax.xaxis.tick_top()
-    ax.xaxis.set_label_position("top")
-    ylabel, xlabel = _axis_names(layout)
-    ax.set_xlabel(xlabel, fontsize=8, labelpad=3)
-    ax.set_ylabel(ylabel, fontsize=8, labelpad=3)
+    _draw_axes_labels(ax, layout, cell_w_pt, cell_h_pt, gid)
     return _grid_report(layout, cells, plan)
+
+
+def _draw_axes_labels(ax: "Axes", layout: Layout, cell_w_pt: float, cell_h_pt: float, gid: str) -> None:
+    """Column numbers and name above the grid, row numbers and name left of it, where matplotlib's axes would
+    put them (tick labels 2 pt off the edge, names 3 pt past them); drawn by two AxisLabels, the axes' own off."""
+    from .labels import add_axis_labels
+
+    rows, cols = layout.spec.rows, layout.spec.cols
+    ax.set_axis_off()
+    (xs, x_font), (ys, y_font) = _axis_ticks(cell_w_pt, cols, False), _axis_ticks(cell_h_pt, rows, True)
+    ylabel, xlabel = _axis_names(layout)
+    add_axis_labels(ax, "top", [c + 0.5 for c in range(0, cols, xs)], [str(c) for c in range(0, cols, xs)],
+                    fontsize=x_font, pad_pt=2, name=xlabel, name_size=8, labelpad_pt=3, gid=f"{gid}-cols")
+    add_axis_labels(ax, "left", [r + 0.5 for r in range(0, rows, ys)], [str(r) for r in range(0, rows, ys)],
+                    fontsize=y_font, pad_pt=2, name=ylabel, name_size=8, labelpad_pt=3, gid=f"{gid}-rows")
 
 
 def _run_edges(runs: list[_Run]) -> list[list[tuple[int, int]]]:
@@ -411,24 +415,34 @@ class _LabelPlan:
 
     mode: str  # cell | run (lane and slots per run) | lanes (lane per run) | warp_lanes (lane % 32) | none
     font: float = 0.0
-    style: str = "two"
+    style: str = "two"  # of cell labels
     runs: list[_Run] = field(default_factory=list)
 
 
+# The smallest label of each style ("T0 x0" on one line; "T0" over "x0"): cells too small for all of these are
+# too small for any cell label, so a large grid is labelled by runs without working out every cell's labels.
+_SMALLEST_EXTENT = {"line": (5, 1), "two": (2, 2), "stack": (2, 2), "compact": (2, 2)}
+
+
+def _cell_labels_may_fit(cell_w_pt: float, cell_h_pt: float) -> bool:
+    return max(_fit_extent(e, cell_w_pt, cell_h_pt) for e in _SMALLEST_EXTENT.values()) >= _MIN_FONT
+
+
 def _plan_labels(cells: list[list[_Cell]], cell_w_pt: float, cell_h_pt: float) -> _LabelPlan:
-    best, _ = _best_label_style(cells)
-    # Every holder listed if that fits (in the style that fits these cells largest); else ignored copies
-    # counted ("x0 +3"); else runs.
-    fits = []
-    for style in dict.fromkeys((best, "two", "stack", "line")):
-        fits.append((_fit_extent(_label_extent(cells, style), cell_w_pt, cell_h_pt), style))
-    font, style = max(fits, key=lambda fs: fs[0] + (1e-6 if fs[1] == best else 0.0))
-    if font >= _MIN_FONT:
-        return _LabelPlan("cell", font, style)
-    font = _fit_extent(_label_extent(cells, "compact"), cell_w_pt, cell_h_pt)
-    if font >= _MIN_FONT:
-        return _LabelPlan("cell", font, "compact")
-    style = best
+    held = any(cell.holders for row in cells for cell in row)
+    if _cell_labels_may_fit(cell_w_pt, cell_h_pt) or not held:
+        # Every holder listed if that fits (in the style that fits these cells largest); else ignored copies
+        # counted ("x0 +3"); else runs.
+        best, _ = _best_label_style(cells)
+        fits = []
+        for style in dict.fromkeys((best, "two", "stack", "line")):
+            fits.append((_fit_extent(_label_extent(cells, style), cell_w_pt, cell_h_pt), style))
+        font, style = max(fits, key=lambda fs: fs[0] + (1e-6 if fs[1] == best else 0.0))
+        if font >= _MIN_FONT:
+            return _LabelPlan("cell", font, style)
+        font = _fit_extent(_label_extent(cells, "compact"), cell_w_pt, cell_h_pt)
+        if font >= _MIN_FONT:
+            return _LabelPlan("cell", font, "compact")
     # Runs: the direction with fewer (so longer) runs. Every run gets a label or none does, since a
     # half-labelled grid reads as if the rest were empty: first "T5 x0-31", then just "T5".
     horizontal, vertical = _runs(cells, False), _runs(cells, True)
@@ -442,7 +456,7 @@ def _plan_labels(cells: list[list[_Cell]], cell_w_pt: float, cell_h_pt: float) -
             chars = len(run.text(slots=mode == "run", in_warp=mode == "warp_lanes"))
             fonts.append(min(_IDEAL_FONT, _FILL * across / _LINE_H, _FILL * run.length * along / (chars * _CHAR_W)))
         if runs and min(fonts) >= _MIN_FONT:
-            return _LabelPlan(mode, min(fonts), style, runs)
+            return _LabelPlan(mode, min(fonts), runs=runs)
     return _LabelPlan("none")
 
 

@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Iterable, NamedTuple, Sequence
 
 from matplotlib import colors as mcolors
 from matplotlib import rcParams
 from matplotlib.artist import Artist, allow_rasterization
 from matplotlib.backends.backend_svg import RendererSVG
 from matplotlib.font_manager import FontProperties, findfont, font_family_aliases, get_font
-from matplotlib.transforms import Bbox
+from matplotlib.text import Text
+from matplotlib.transforms import Bbox, IdentityTransform, blended_transform_factory
 
 
 @dataclass(frozen=True)
@@ -34,8 +35,11 @@ class Label:
     rotation: float = 0.0      # degrees, counter-clockwise
 
 
-@dataclass(frozen=True)
-class _Line:
+_HA = ("center", "left", "right")
+_VA = ("center", "top", "bottom", "baseline", "center_baseline")
+
+
+class _Line(NamedTuple):
     text: str
     x: float            # left end of the baseline, display units
     y: float
@@ -47,11 +51,15 @@ class LabelField(Artist):
 
     zorder = 3  # as Text: above the cells, the lines between them and the outlines
 
-    def __init__(self, labels: Iterable[Label], *, fontsize: float, linespacing: float | str = "normal"):
+    def __init__(self, labels: Iterable[Label], *, fontsize: float, linespacing: float | str = "normal",
+                 ha: str = "center", va: str = "center"):
         super().__init__()
+        if ha not in _HA or va not in _VA:
+            raise ValueError(f"LabelField: ha must be one of {_HA} and va one of {_VA}, not {ha!r}, {va!r}")
         self._labels = [lab for lab in labels if any(lab.lines)]
         self._prop = FontProperties(size=fontsize)
         self._linespacing = linespacing
+        self._ha, self._va = ha, va  # how each label's box sits on its (x, y), as Text's ha and va
         self.set_clip_on(False)  # as ax.text: a label is never cut at the axes' edge
 
     @property
@@ -76,8 +84,10 @@ class LabelField(Artist):
         _, height, descent = renderer.get_text_width_height_descent("lp", self._prop, ismath=False)
         return height - descent, descent, 0.0
 
-    def _layout(self, renderer) -> list[tuple[Label, list[_Line], Bbox]]:
-        """Every label's lines (baseline start, display units) and its box, as Text lays out ha=va=center."""
+    def _layout(self, renderer) -> list[tuple[Label, list[_Line], tuple[float, float, float, float]]]:
+        """Every label's lines (baseline start, display units) and its box's extents (x0, y0, x1, y1), as Text
+        lays out this ha and va
+        (rotation_mode "default": the rotated box is aligned; lines aligned as ha says, as Text's multialignment)."""
         measured: dict[str, tuple[float, float, float]] = {}
 
         def measure(text: str) -> tuple[float, float, float]:
@@ -89,10 +99,11 @@ class LabelField(Artist):
         min_ascent, min_descent, gap = self._font_extent(renderer)
         transform = self.get_transform()
         anchors = transform.transform([(lab.x, lab.y) for lab in self._labels]) if self._labels else []
+        ha, va = self._ha, self._va
         out = []
         for lab, (ax, ay) in zip(self._labels, anchors):
             line_gap = gap if len(lab.lines) > 1 else 0.0
-            top, rows = 0.0, []
+            top, rows, baseline, d = 0.0, [], 0.0, 0.0
             for text in lab.lines:
                 w, h, d = measure(text)
                 a = h - d
@@ -101,30 +112,32 @@ class LabelField(Artist):
                 else:
                     leading = self._linespacing * (min_ascent + min_descent) - (a + d)
                     a, d = a + leading / 2, d + leading / 2
+                baseline = a - top  # from the box's top to the last line's baseline
                 top -= a
                 rows.append((text, w, top))
                 top -= d
             width, bottom = max(w for _, w, _ in rows), top
-            cx, cy = width / 2, bottom / 2  # the box's centre goes on the anchor, whatever the rotation
             cos, sin = _cos_sin(lab.rotation)
+            corners = [(x * cos - y * sin, x * sin + y * cos) for x, y in ((0, bottom), (0, 0), (width, 0), (width, bottom))]
+            xmin, xmax = min(x for x, _ in corners), max(x for x, _ in corners)
+            ymin, ymax = min(y for _, y in corners), max(y for _, y in corners)
+            ox = xmin if ha == "left" else xmax if ha == "right" else (xmin + xmax) / 2
+            oy = (ymin if va == "bottom" else ymax if va == "top" else (ymin + ymax) / 2 if va == "center"
+                  else ymin + d if va == "baseline" else ymin + (ymax - ymin) - baseline / 2)
             lines = []
             for text, w, y in rows:
-                dx, dy = (width - w) / 2 - cx, y - cy
-                lines.append(_Line(text, ax + dx * cos - dy * sin, ay + dx * sin + dy * cos, w))
-            corners = [((x - cx) * cos - (y - cy) * sin, (x - cx) * sin + (y - cy) * cos)
-                       for x, y in ((0, bottom), (0, 0), (width, 0), (width, bottom))]
-            xs, ys = [x for x, _ in corners], [y for _, y in corners]
-            out.append((lab, lines, Bbox.from_extents(ax + min(xs), ay + min(ys), ax + max(xs), ay + max(ys))))
+                lx = 0.0 if ha == "left" else width - w if ha == "right" else (width - w) / 2
+                lines.append(_Line(text, ax + (lx * cos - y * sin - ox), ay + (lx * sin + y * cos - oy), w))
+            out.append((lab, lines, (ax + (xmin - ox), ay + (ymin - oy), ax + (xmax - ox), ay + (ymax - oy))))
         return out
 
     def label_boxes(self, renderer) -> list[tuple[str, Bbox]]:
         """(text, box in display units) of every label, as Text.get_window_extent gives them."""
-        return [("\n".join(lab.lines), box) for lab, _, box in self._layout(renderer)]
+        return [("\n".join(lab.lines), Bbox.from_extents(*box)) for lab, _, box in self._layout(renderer)]
 
     def get_window_extent(self, renderer=None) -> Bbox:
-        renderer = renderer or self.get_figure(root=True)._get_renderer()
-        boxes = [box for _, _, box in self._layout(renderer)]
-        return Bbox.union(boxes) if boxes else Bbox.null()
+        renderer = renderer or self.figure._get_renderer()
+        return _union(self._layout(renderer)) or Bbox.null()
 
     # ---- drawing ---------------------------------------------------------------------------------------------
 
@@ -132,13 +145,15 @@ class LabelField(Artist):
     def draw(self, renderer) -> None:
         if not self.get_visible() or not self._labels:
             return
-        placed = self._layout(renderer)
+        self._draw_placed(renderer, self._layout(renderer))
+        self.stale = False
+
+    def _draw_placed(self, renderer, placed) -> None:
         # savefig wraps a vector renderer in a MixedModeRenderer; its _renderer is the one drawing now
         if isinstance(getattr(renderer, "_renderer", renderer), RendererSVG):
             self._draw_svg(renderer, placed)
         else:
             self._draw_any(renderer, placed)
-        self.stale = False
 
     def _draw_any(self, renderer, placed) -> None:
         """Agg (PNG), PDF, anything else: the renderer's own text drawing, line by line, as Text does it."""
@@ -156,20 +171,29 @@ class LabelField(Artist):
 
     def _draw_svg(self, renderer, placed) -> None:
         """One <text> per line, its x the line's centre (text-anchor: middle, so a viewer's own font stays
-        centred). The font and colour are a CSS class on a <g> around every label of that colour, which its
+        centred; the right end for ha="right", anchored at its end, the left end for ha="left"). The font and colour are a CSS class on a <g> around every label of that colour, which its
         texts inherit (a style repeated on each of thousands of labels was most of a file's bytes); a one-line
         label carries its id, a label of several lines is a <g> of that id."""
         writer, height = renderer.writer, renderer.height
-        font = f"font-size: {_short(self.fontsize)}px; font-family: {_svg_family(self._prop)}; text-anchor: middle"
+        anchor = {"center": "middle", "left": "start", "right": "end"}[self._ha]
+        along = {"middle": 0.5, "start": 0.0, "end": 1.0}[anchor]  # where on its line a text's x is
+        font = f"font-size: {_short(self.fontsize)}px; font-family: {_svg_family(self._prop)}; text-anchor: {anchor}"
+        suffix = "" if anchor == "middle" else f"-{anchor}"
         by_class: dict[str, list] = {}   # e.g. l550 (5.5 px, black), l550ffffff (white): its rule, its labels
         rules: dict[str, str] = {}
+        class_of: dict[str, str] = {}    # a label's colour as given -> its class (a few colours, thousands of labels)
         for item in placed:
-            colour = mcolors.to_hex(item[0].color)[1:]
-            name = f"l{round(self.fontsize * 100)}" + ("" if colour == "000000" else colour)
-            rules[name] = font + ("" if colour == "000000" else f"; fill: #{colour}")
+            name = class_of.get(item[0].color)
+            if name is None:
+                colour = mcolors.to_hex(item[0].color)[1:]
+                name = class_of[item[0].color] = (f"l{round(self.fontsize * 100)}" + ("" if colour == "000000" else colour)
+                                                  + suffix)
+                rules[name] = font + ("" if colour == "000000" else f"; fill: #{colour}")
             by_class.setdefault(name, []).append(item)
         writer.element("style", "".join(f".{name}{{{rule}}}" for name, rule in sorted(rules.items())),
                        attrib={"type": "text/css"})
+        if self.get_gid():
+            writer.start("g", id=self.get_gid())
         for name, items in by_class.items():
             writer.start("g", attrib={"class": name})
             for lab, lines, _ in items:
@@ -178,8 +202,8 @@ class LabelField(Artist):
                     writer.start("g", id=lab.gid)
                 cos, sin = _cos_sin(lab.rotation)
                 for line in lines:
-                    x = _short(line.x + line.width / 2 * cos)
-                    y = _short(height - (line.y + line.width / 2 * sin))
+                    x = _short(line.x + line.width * along * cos)
+                    y = _short(height - (line.y + line.width * along * sin))
                     attrib = {"id": None if grouped else lab.gid, "x": x, "y": y}
                     if lab.rotation:
                         attrib["transform"] = f"rotate({_short(-lab.rotation)} {x} {y})"
@@ -187,6 +211,105 @@ class LabelField(Artist):
                 if grouped:
                     writer.end("g")
             writer.end("g")
+        if self.get_gid():
+            writer.end("g")
+
+
+class AxisLabels(LabelField):
+    """One axis of a grid: its numbers (one line each) and its name beyond them, placed where matplotlib's
+    Axis places its tick labels and label (ticks of length 0): the numbers pad_pt off the axes' edge, the name
+    labelpad_pt past their box. A Tick per number (its own lines, texts and transforms) was 40% of a mid-size
+    grid's drawing time. side: "top" (columns) or "left" (rows); the axes' own axes should be off."""
+
+    def __init__(self, ax, side: str, positions: Sequence[float], texts: Sequence[str], *, fontsize: float,
+                 pad_pt: float, name: str, name_size: float, labelpad_pt: float):
+        if side not in ("top", "left"):
+            raise ValueError(f"AxisLabels: side must be 'top' or 'left', not {side!r}")
+        top = side == "top"
+        labels = [Label(p, 1.0, (t,)) if top else Label(0.0, p, (t,)) for p, t in zip(positions, texts)]
+        # matplotlib's tick labels: top ones centred above their column, left ones right-aligned on their row
+        super().__init__(labels, fontsize=fontsize, ha="center" if top else "right",
+                         va="bottom" if top else "center_baseline")
+        transform, _, _ = ax.get_xaxis_text2_transform(pad_pt) if top else ax.get_yaxis_text1_transform(pad_pt)
+        self.set_transform(transform)
+        self._ax, self._top, self._labelpad = ax, top, labelpad_pt
+        if top:  # as XAxis.label at the top: centred, its baseline on the line
+            self._name = Text(0.5, 0.0, name, fontsize=name_size, ha="center", va="baseline",
+                              transform=blended_transform_factory(ax.transAxes, IdentityTransform()))
+        else:  # as YAxis.label: turned a quarter, its bottom on the line
+            self._name = Text(0.0, 0.5, name, fontsize=name_size, ha="center", va="bottom", rotation=90,
+                              rotation_mode="anchor",
+                              transform=blended_transform_factory(IdentityTransform(), ax.transAxes))
+        self._name.set_figure(ax.figure)
+
+    @property
+    def name(self):
+        """The axis' name (a matplotlib Text)."""
+        return self._name
+
+    def get_children(self):
+        return [self._name]
+
+    def _place_name(self, renderer, placed) -> None:
+        edge = Bbox.union([_union(placed) or self._ax.bbox, self._ax.bbox])
+        pad = self._labelpad * self.figure.dpi / 72
+        if self._top:
+            self._name.set_position((0.5, edge.y1 + pad))
+        else:
+            self._name.set_position((edge.x0 - pad, 0.5))
+
+    def _place_titles(self, renderer, placed) -> None:
+        """The axes' titles above the numbers and name, as Axes._update_title_position puts them above a top axis."""
+        ax = self._ax
+        titles = [t for t in (ax.title, ax._left_title, ax._right_title)]
+        if not any(t.get_text() for t in titles):
+            return
+        top = Bbox.union([_union(placed) or ax.bbox, self._name.get_window_extent(renderer), ax.bbox]).y1
+        for title in titles:
+            x, _ = title.get_position()
+            title.set_position((x, 1.0))
+            if title.get_text() and title.get_window_extent(renderer).ymin < top:
+                title.set_position((x, ax.transAxes.inverted().transform((0, top))[1]))
+                if title.get_window_extent(renderer).ymin < top:  # as matplotlib: once more
+                    low = title.get_window_extent(renderer).ymin
+                    title.set_position((x, ax.transAxes.inverted().transform((0.0, 2 * top - low))[1]))
+        ymax = max(title.get_position()[1] for title in titles)
+        for title in titles:
+            title.set_position((title.get_position()[0], ymax))
+
+    @allow_rasterization
+    def draw(self, renderer) -> None:
+        if not self.get_visible():
+            return
+        placed = self._layout(renderer)
+        self._place_name(renderer, placed)
+        if self._top:
+            self._place_titles(renderer, placed)
+        if placed:
+            self._draw_placed(renderer, placed)
+        self._name.draw(renderer)
+        self.stale = False
+
+
+def add_axis_labels(ax, side: str, positions: Sequence[float], texts: Sequence[str], *, fontsize: float,
+                    pad_pt: float, name: str, name_size: float, labelpad_pt: float, gid: str | None = None
+                    ) -> AxisLabels:
+    """An AxisLabels on `side` of ax, added to ax; drawn before the axes' titles, which it may move up."""
+    field = AxisLabels(ax, side, positions, texts, fontsize=fontsize, pad_pt=pad_pt, name=name,
+                       name_size=name_size, labelpad_pt=labelpad_pt)
+    field.set_gid(gid)
+    field.set_zorder(2.5)  # under the titles (3), which it places; over the cells as matplotlib's axes would be
+    ax.add_artist(field)
+    return field
+
+
+def _union(placed) -> Bbox | None:
+    """The box around every placed label's box (None for no labels)."""
+    if not placed:
+        return None
+    boxes = [box for _, _, box in placed]
+    return Bbox.from_extents(min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes),
+                             max(b[3] for b in boxes))
 
 
 def _cos_sin(degrees: float) -> tuple[float, float]:

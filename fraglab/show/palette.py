@@ -5,6 +5,7 @@ Also the style checks shared by every figure (--color-by, --palette) and FigureE
 
 from __future__ import annotations
 
+import functools
 from typing import Sequence
 
 import numpy as np
@@ -103,6 +104,11 @@ def _luminance(rgb: Sequence[float]) -> float:
 
 
 def _text_color(rgb: Sequence[float]) -> str:
+    return _text_color_of(tuple(float(c) for c in rgb[:3]))
+
+
+@functools.lru_cache(maxsize=4096)  # a figure asks for a few hundred colours, once per label
+def _text_color_of(rgb: tuple[float, float, float]) -> str:
     return "white" if _luminance(rgb) < 0.26 else "black"
 
 

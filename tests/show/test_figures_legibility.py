@@ -136,10 +136,13 @@ def test_register_key_and_its_title_lie_inside_the_figure():
 
 
 def test_b1_k_axis_labels_are_spaced_apart():
+    from fraglab.show.labels import AxisLabels
+
     fig = figures.plot_mma(*b1_triple())
     ax = next(x for x in fig.axes if x.get_gid() == "A")
     fig.canvas.draw()
-    boxes = sorted((t.get_window_extent() for t in ax.get_xticklabels() if t.get_text()), key=lambda b: b.x0)
+    columns = next(f for f in ax.get_children() if isinstance(f, AxisLabels) and f.get_gid() == "A-cols")
+    boxes = sorted((b for t, b in columns.label_boxes(fig.canvas.get_renderer()) if t), key=lambda b: b.x0)
     assert len(boxes) >= 5
     gaps = [b.x0 - a.x1 for a, b in zip(boxes, boxes[1:])]
     # 3 pt of white space (4 px at 100 dpi) between numbers such as 100 and 104; the labels that ran
