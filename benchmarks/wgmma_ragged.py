@@ -5,9 +5,15 @@ f16, bias per column + ReLU, D f16, B row-major unless the key says F. TFLOP/s =
 
 Device: PYTHONPATH=$PWD python3 benchmarks/wgmma_ragged.py OUT.json [SHAPE ...]   (SHAPE as MxNxK)
         PYTHONPATH=$PWD python3 benchmarks/wgmma_ragged.py --final OUT.json
+        PYTHONPATH=$PWD python3 benchmarks/wgmma_ragged.py --loaders OUT.json [--head KERNEL.cu]
 --final: the issue-25 shapes through fraglab.gemm's road (fraglab.bench.shapes.run_shapes, what `fraglab gemm --bench
 --shapes` runs; B row-major) against cuBLAS and cuBLASLt fused, then per shape the scheduled tile against the tile
 the schedule gave before 128x192 existed, a column-major A, and the operands at 128-byte row pitches.
+--loaders: the same road, then per shape the schedule's choice (A and B on TMA) against the copy loader (cp.async
+chunks for each operand whose rows are 16 but not 32 bytes aligned) on the candidate tiles, the operands at 128-byte
+pitches (A and B only, and A, B and D), and with --head the kernel source given (e.g. `git show
+HEAD:kernels/gemm/wgmma.cu` of before the copy loader, launched with its own parameters) on the scheduled spec.
+Device: bash benchmarks/wgmma_copy_loader_device.sh [KERNEL.cu] runs it with the copy loader's tests and sanitizers.
 """
 import json
 import sys
@@ -45,8 +51,42 @@ def spec(m, n, k, tile=None, promo=None, a_order="C", b_order="C"):
     return s if promo is None else wgmma.WgmmaKernelSpec(**{**s.__dict__, "l2_promotion": promo})
 
 
+def operand_sets(m, n, k):
+    """Input sets (rotated so no launch reads what the last one left in L2): A, B, bias f32, bias f16, D."""
+    sets = max(1, min(4, (200 << 20) // ((m * k + k * n) * 2)))
+    a = [torch.rand(m, k, device="cuda").sub_(0.5).half() for _ in range(sets)]
+    b = [torch.rand(k, n, device="cuda").sub_(0.5).half() for _ in range(sets)]
+    bias = [torch.rand(n, device="cuda") for _ in range(sets)]
+    return sets, a, b, bias, [x.half() for x in bias], torch.empty(m, n, device="cuda", dtype=torch.float16)
+
+
+def timed(m, n, k, sets, a, b, bias16, fns: dict, label: str = "") -> dict:
+    """Time fns (name -> fn(i)) with torch.mm and torch._addmm_activation on the same inputs, interleaved (CUDA
+    events, medians); print them against Lt fused; TFLOP/s and us per name."""
+    calls = dict(fns)
+    calls["torch.mm"] = lambda i: torch.mm(a[i], b[i])
+    calls["addmm_act"] = lambda i: torch._addmm_activation(bias16[i], a[i], b[i])
+    ms = time_kernels(torch, calls, sets)
+    r = {key: {"tflops": 2.0 * m * n * k / v / 1e9, "us": v * 1e3} for key, v in ms.items()}
+    lt = r["addmm_act"]["tflops"]
+    print(f"== {m}x{n}x{k} (sets {sets}){label}", flush=True)
+    for key, v in sorted(r.items(), key=lambda kv: -kv[1]["tflops"]):
+        print(f"  {key:34s} {v['tflops']:7.0f} TFLOP/s {v['us']:9.1f} us  {v['tflops'] / lt:5.2f}x Lt", flush=True)
+    return r
+
+
+def bound(s, a, b, d, bias, **pitches):
+    """fn(i): the launch of spec s on input set i."""
+    ls = [wgmma.bind(s, a[i], b[i], d, bias=bias[i], **pitches) for i in range(len(a))]
+    return lambda i: ls[i](None)
+
+
+def with_loads(s, a_load, b_load):
+    return wgmma.WgmmaKernelSpec(**{**s.__dict__, "a_load": a_load, "b_load": b_load})
+
+
 def main() -> None:
-    cp = gpu.cupy()
+    gpu.cupy()
     shapes = [tuple(int(v) for v in a.split("x")) for a in sys.argv[2:]] or SHAPES
     plans = {}
     for m, n, k in shapes:
@@ -59,12 +99,7 @@ def main() -> None:
         list(pool.map(gpu.module, specs))
     res = {}
     for (m, n, k), cases in plans.items():
-        sets = max(1, min(4, (200 << 20) // ((m * k + k * n) * 2)))
-        a = [torch.rand(m, k, device="cuda").sub_(0.5).half() for _ in range(sets)]
-        b = [torch.rand(k, n, device="cuda").sub_(0.5).half() for _ in range(sets)]
-        bias = [torch.rand(n, device="cuda") for _ in range(sets)]
-        b16 = [x.half() for x in bias]
-        d = torch.empty(m, n, device="cuda", dtype=torch.float16)
+        sets, a, b, bias, b16, d = operand_sets(m, n, k)
         ap = [padded(x, round_up(k)) for x in a]
         bp = [padded(x, round_up(n)) for x in b]
         dp = padded(d, round_up(n))
@@ -72,38 +107,25 @@ def main() -> None:
         fns = {}
         for label, tile, promo in cases:
             s = spec(m, n, k, tile, promo)
-            ls = [wgmma.bind(s, a[i], b[i], d, bias=bias[i]) for i in range(sets)]
             fns[f"{label}/{promo or s.l2_promotion}" if tile else f"sched {s.tile}/{s.l2_promotion}"] = \
-                lambda i, ls=ls: ls[i](None)
+                bound(s, a, b, d, bias)
             if tile and promo == "256B":   # operands and D at 128-byte row pitches
-                lsp = [wgmma.bind(s, ap[i], bp[i], dp, bias=bias[i], lda=round_up(k), ldb=round_up(n),
-                                  ldd=round_up(n)) for i in range(sets)]
-                fns[f"{label}/pad ABD"] = lambda i, ls=lsp: ls[i](None)
-                lsq = [wgmma.bind(s, ap[i], bp[i], d, bias=bias[i], lda=round_up(k), ldb=round_up(n))
-                       for i in range(sets)]
-                fns[f"{label}/pad AB"] = lambda i, ls=lsq: ls[i](None)
-                lsq2 = lsq
+                fns[f"{label}/pad ABD"] = bound(s, ap, bp, dp, bias, lda=round_up(k), ldb=round_up(n),
+                                                ldd=round_up(n))
+                pad_ab = bound(s, ap, bp, d, bias, lda=round_up(k), ldb=round_up(n))
+                fns[f"{label}/pad AB"] = pad_ab
 
-                def copy_then(i, ls=lsq2):
+                def copy_then(i, launch=pad_ab):
                     ap[i].copy_(a[i])
                     bp[i].copy_(b[i])
-                    ls[i](None)
+                    launch(i)
                 fns[f"{label}/copy AB + pad AB"] = copy_then
         if m % 8 == 0:   # a column-major A's rows (M long) must be 16-byte multiples
             sF = spec(m, n, k, a_order="F")
-            lsF = [wgmma.bind(sF, aF[i], b[i], d, bias=bias[i]) for i in range(sets)]
-            fns[f"A col-major sched {sF.tile}"] = lambda i: lsF[i](None)
+            fns[f"A col-major sched {sF.tile}"] = bound(sF, aF, b, d, bias)
         fns["copy A"] = lambda i: ap[i].copy_(a[i])
         fns["copy B"] = lambda i: bp[i].copy_(b[i])
-        fns["torch.mm"] = lambda i: torch.mm(a[i], b[i])
-        fns["addmm_act"] = lambda i: torch._addmm_activation(b16[i], a[i], b[i])
-        ms = time_kernels(torch, fns, sets)
-        r = {key: {"tflops": 2.0 * m * n * k / v / 1e9, "us": v * 1e3} for key, v in ms.items()}
-        res[f"{m}x{n}x{k}"] = r
-        lt = r["addmm_act"]["tflops"]
-        print(f"== {m}x{n}x{k} (sets {sets})", flush=True)
-        for key, v in sorted(r.items(), key=lambda kv: -kv[1]["tflops"]):
-            print(f"  {key:28s} {v['tflops']:7.0f} TFLOP/s {v['us']:9.1f} us  {v['tflops'] / lt:5.2f}x Lt", flush=True)
+        res[f"{m}x{n}x{k}"] = timed(m, n, k, sets, a, b, b16, fns)
         del a, b, ap, bp, aF, d, dp, fns
         torch.cuda.empty_cache()
     Path(sys.argv[1]).write_text(json.dumps(res, indent=1))
@@ -116,57 +138,103 @@ EARLIER_TILE = {(3000, 3000, 3000): "128x256", (1000, 1000, 1000): "128x128", (5
 ISSUE_ROWS = [(16, 4096, 4096), (1, 4096, 4096), (64, 4096, 4096), (128, 8192, 8192)]
 
 
-def final() -> dict:
+def road(shapes) -> dict:
+    """The shapes through fraglab.gemm's road (what `fraglab gemm --bench --shapes` runs) against cuBLAS / Lt."""
     from fraglab.bench.shapes import Shape, run_shapes
 
-    gpu.cupy()
-    shapes = [Shape("ragged", *s) for s in SHAPES] + [Shape("issue", *s) for s in ISSUE_ROWS]
-    road = run_shapes(shapes, act="relu", bias_mode="per_n", out_dtype="f16", b_order="C")
+    result = run_shapes(shapes, act="relu", bias_mode="per_n", out_dtype="f16", b_order="C")
     print("fraglab.gemm road, B row-major, f16 bias + ReLU, D f16 (TFLOP/s):", flush=True)
-    for r in road["rows"]:
+    for r in result["rows"]:
         print(f"  {r['m']}x{r['n']}x{r['k']:<6} tile {r['tile']:9s} fraglab {r['fraglab']:6.0f} cuBLAS {r['cublas']:6.0f} "
               f"Lt fused {r.get('lt_fused') or 0:6.0f}  /cuBLAS {r['vs_cublas']:.2f} /Lt {r['vs_lt_fused'] or 0:.2f}",
               flush=True)
+    return result
+
+
+def final() -> dict:
+    from fraglab.bench.shapes import Shape
+
+    gpu.cupy()
+    result = road([Shape("ragged", *s) for s in SHAPES] + [Shape("issue", *s) for s in ISSUE_ROWS])
     variants = {}
     for (m, n, k), earlier in EARLIER_TILE.items():
-        sets = max(1, min(4, (200 << 20) // ((m * k + k * n) * 2)))
-        a = [torch.rand(m, k, device="cuda").sub_(0.5).half() for _ in range(sets)]
-        b = [torch.rand(k, n, device="cuda").sub_(0.5).half() for _ in range(sets)]
-        bias = [torch.rand(n, device="cuda") for _ in range(sets)]
-        b16 = [x.half() for x in bias]
-        d = torch.empty(m, n, device="cuda", dtype=torch.float16)
+        sets, a, b, bias, b16, d = operand_sets(m, n, k)
         now = spec(m, n, k)
-        fns = {f"scheduled {now.tile}": [wgmma.bind(now, a[i], b[i], d, bias=bias[i]) for i in range(sets)]}
+        fns = {f"scheduled {now.tile}": bound(now, a, b, d, bias)}
         if earlier != now.tile:
-            old = spec(m, n, k, earlier)
-            fns[f"earlier {earlier}"] = [wgmma.bind(old, a[i], b[i], d, bias=bias[i]) for i in range(sets)]
+            fns[f"earlier {earlier}"] = bound(spec(m, n, k, earlier), a, b, d, bias)
         if m % 8 == 0:
-            aF = [x.t().contiguous().t() for x in a]
-            sF = spec(m, n, k, a_order="F")
-            fns["A column-major"] = [wgmma.bind(sF, aF[i], b[i], d, bias=bias[i]) for i in range(sets)]
+            fns["A column-major"] = bound(spec(m, n, k, a_order="F"), [x.t().contiguous().t() for x in a], b, d,
+                                          bias)
         if (k * 2) % 32 or (n * 2) % 32:
             ap = [padded(x, round_up(k)) for x in a]
             bp = [padded(x, round_up(n)) for x in b]
-            dp = padded(d, round_up(n))
-            pad = spec(m, n, k, now.tile, "256B")
-            fns[f"{now.tile} rows at 128-byte pitches"] = [
-                wgmma.bind(pad, ap[i], bp[i], dp, bias=bias[i], lda=round_up(k), ldb=round_up(n), ldd=round_up(n))
-                for i in range(sets)]
-        calls = {name: (lambda i, ls=ls: ls[i](None)) for name, ls in fns.items()}
-        calls["torch.mm"] = lambda i: torch.mm(a[i], b[i])
-        calls["addmm_act"] = lambda i: torch._addmm_activation(b16[i], a[i], b[i])
-        ms = time_kernels(torch, calls, sets)
-        r = {key: 2.0 * m * n * k / v / 1e9 for key, v in ms.items()}
-        variants[f"{m}x{n}x{k}"] = r
-        print(f"== {m}x{n}x{k}: " + ", ".join(f"{key} {v:.0f} ({v / r['addmm_act']:.2f}x Lt)" for key, v in r.items()),
-              flush=True)
-        del a, b, d, fns, calls
+            fns[f"{now.tile} rows at 128-byte pitches"] = bound(spec(m, n, k, now.tile, "256B"), ap, bp,
+                                                                padded(d, round_up(n)), bias, lda=round_up(k),
+                                                                ldb=round_up(n), ldd=round_up(n))
+        variants[f"{m}x{n}x{k}"] = timed(m, n, k, sets, a, b, b16, fns)
+        del a, b, d, fns
         torch.cuda.empty_cache()
-    return {"road": road, "variants": variants}
+    return {"road": result, "variants": variants}
+
+
+COPY_TILES = ("128x256", "128x192", "128x128", "64x128p", "128x64")
+
+
+def head_launch(path: str):
+    """(spec, packed launch) -> the same launch on the kernel compiled from `path` (a wgmma.cu of before the copy
+    loader: its parameters are the first 21 of today's, and the launch passes today's; CUDA reads its own count)."""
+    class HeadBuild(wgmma.WgmmaBuild):
+        def source_text(self) -> str:
+            return wgmma.accumulator_header() + f'#include "{Path(path).resolve()}"\n'
+
+    def rebind(s, launch):
+        kernel = gpu.function(HeadBuild(wgmma.ENTRY, (s.name(),)), s.name())
+        if kernel.max_dynamic_shared_size_bytes < s.smem_bytes:
+            kernel.max_dynamic_shared_size_bytes = s.smem_bytes
+        launch.function = kernel.kernel.ptr
+        return launch
+
+    return rebind
+
+
+def loaders() -> dict:
+    """The copy loader against the TMA path, per shape and tile, in one process (see the module docstring)."""
+    from fraglab.bench.shapes import Shape
+
+    gpu.cupy()
+    rebind = head_launch(sys.argv[sys.argv.index("--head") + 1]) if "--head" in sys.argv else None
+    result = road([Shape("ragged", *s) for s in SHAPES])
+    variants = {}
+    for m, n, k in SHAPES:
+        sets, a, b, bias, b16, d = operand_sets(m, n, k)
+        now = spec(m, n, k)
+        fns = {f"scheduled {now.tile} (TMA)": bound(now, a, b, d, bias)}
+        # A's rows are K halves long, B's (row-major) N: copied where not a multiple of 32 bytes
+        loads = tuple("copy" if (2 * extent) % 32 else "tma" for extent in (k, n))
+        if "copy" in loads:
+            tiles = [t for t in COPY_TILES if t not in ("64x128p", "128x64") or m * n <= 4e6]
+            for t in tiles:
+                fns[f"{t} {loads[0]}/{loads[1]}"] = bound(with_loads(spec(m, n, k, t), *loads), a, b, d, bias)
+            ap = [padded(x, round_up(k)) for x in a]
+            bp = [padded(x, round_up(n)) for x in b]
+            pad = spec(m, n, k, now.tile, "256B")
+            fns[f"{now.tile} TMA pad AB"] = bound(pad, ap, bp, d, bias, lda=round_up(k), ldb=round_up(n))
+            fns[f"{now.tile} TMA pad ABD"] = bound(pad, ap, bp, padded(d, round_up(n)), bias, lda=round_up(k),
+                                                   ldb=round_up(n), ldd=round_up(n))
+        if rebind is not None:
+            ls = [rebind(now, wgmma.bind(now, a[i], b[i], d, bias=bias[i], shared=False)) for i in range(sets)]
+            fns[f"{now.tile} committed kernel (TMA)"] = lambda i, ls=ls: ls[i](None)
+        variants[f"{m}x{n}x{k}"] = timed(m, n, k, sets, a, b, b16, fns)
+        del a, b, d, fns
+        torch.cuda.empty_cache()
+    return {"road": result, "variants": variants}
 
 
 if __name__ == "__main__":
     if sys.argv[1] == "--final":
         Path(sys.argv[2]).write_text(json.dumps(final(), indent=1, default=str))
+    elif sys.argv[1] == "--loaders":
+        Path(sys.argv[2]).write_text(json.dumps(loaders(), indent=1, default=str))
     else:
         main()

@@ -4,12 +4,14 @@ buffers are reused from tile to tile; a column-major (K-major) B on the one-bloc
 a scale per row of A and per column of B), the schedule's picks with L2 promotion off, a column-major A (MN-major
 loads, imm-trans-a) and the ragged-shape tiles (128x192, 256x128, 64x128p). Exits 1 if a result is wrong.
 
-Usage (device): compute-sanitizer --tool racecheck python3 benchmarks/wgmma_sanitize.py [--layouts-only]
-(--layouts-only: the column-major A and ragged-tile cases alone)
+Usage (device): compute-sanitizer --tool racecheck python3 benchmarks/wgmma_sanitize.py [--layouts-only | --copy-only]
+(--layouts-only: the column-major A and ragged-tile cases alone; --copy-only: the copy loader's cases alone: cp.async
+into the swizzled stages, both operands or one with the other on TMA, both orders of A and B, rows of 16 mod 32 bytes)
 """
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import sys
 from pathlib import Path
@@ -38,15 +40,27 @@ def main() -> int:
     layouts += [(t, "f16", "tma", bo, "C") for t, bo in (("128x192", "C"), ("128x192", "F"), ("256x128", "C"),
                                                           ("64x128p", "C"))]
     layouts += [("128x192", "f32", "direct", "C", "C")]
-    cases = layouts if "--layouts-only" in sys.argv else cases + layouts
+    # the copy loader (loads of A and B last): the schedule's tiles for misaligned rows, one operand on TMA too
+    copies = [(t, o, "tma", bo, ao, loads) for t, o, bo, ao, loads in (
+        ("128x192", "f16", "C", "C", ("copy", "copy")), ("128x192", "f32", "F", "C", ("tma", "copy")),
+        ("128x256", "f16", "C", "C", ("tma", "copy")), ("128x128", "f16", "F", "F", ("copy", "copy")),
+        ("128x64", "f16", "C", "C", ("copy", "tma")), ("64x128p", "f16", "F", "C", ("copy", "copy")),
+        ("128x256", "f16", "F", "F", ("copy", "tma")))]
+    cases = [(*c, ("tma", "tma")) for c in cases + layouts]
+    if "--layouts-only" in sys.argv:
+        cases = [(*c, ("tma", "tma")) for c in layouts]
+    elif "--copy-only" in sys.argv:
+        cases = copies
+    else:
+        cases += copies
     # compiled side by side first (NVRTC releases the GIL; CuPy's disk cache keeps them for the sanitizer runs)
     from concurrent.futures import ThreadPoolExecutor
 
     builds = {wgmma.spec_for("f16", 8, 8, 8, act="relu", bias_mode=bm, has_c=True, save_z=True, tile=t, out_dtype=o,
-                             store=st, b_order=bo).build() for t, o, st, bo, _ in cases for bm in ("per_n", "per_m")}
+                             store=st, b_order=bo).build() for t, o, st, bo, *_ in cases for bm in ("per_n", "per_m")}
     with ThreadPoolExecutor(16) as pool:
         list(pool.map(gpu.module, builds))
-    for tile, out, store, b_order, a_order in cases:
+    for tile, out, store, b_order, a_order, loads in cases:
         grids = (None, wgmma.ALL_TILES[tile].cluster_m) if store == "tma" else (None,)
         for (m, n, k, bias_mode), grid in itertools.product(((200, 264, 136, "per_n"), (130, 136, 520, "per_m")), grids):
             m = m if a_order == "C" else -(-m // 8) * 8   # a column-major A's rows (M long) are 16-byte multiples
@@ -58,6 +72,7 @@ def main() -> int:
             z = cp.full((m, n), np.nan, cp.float32)
             spec = wgmma.spec_for("f16", m, n, k, act="relu", bias_mode=bias_mode, has_c=True, save_z=True, tile=tile,
                                   out_dtype=out, store=store, b_order=b_order, a_order=a_order)
+            spec = dataclasses.replace(spec, a_load=loads[0], b_load=loads[1])
             b_dev = cp.asarray(b) if b_order == "C" else cp.asfortranarray(cp.asarray(b))
             a_dev = cp.asarray(a) if a_order == "C" else cp.asfortranarray(cp.asarray(a))
             wgmma.launch(spec, a_dev, b_dev, d, c=cp.asarray(c), bias=cp.asarray(bias), z=z,
@@ -68,8 +83,9 @@ def main() -> int:
             err = np.abs(z.get() - pre).max() / np.abs(pre).max()
             ok = err < 1e-3 and np.array_equal(d.get() > 0, pre > 0) and not np.isnan(d.get()).any()
             bad += not ok
-            print(f"{tile} {out} {store} A {a_order} B {b_order} {m}x{n}x{k} {bias_mode} grid {grid or 'full'}: rel err {err:.2e} {'ok' if ok else 'FAILED'}", flush=True)
-    if "--layouts-only" in sys.argv:
+            print(f"{tile} {out} {store} A {a_order} B {b_order} loads {'/'.join(loads)} {m}x{n}x{k} {bias_mode} "
+                  f"grid {grid or 'full'}: rel err {err:.2e} {'ok' if ok else 'FAILED'}", flush=True)
+    if "--layouts-only" in sys.argv or "--copy-only" in sys.argv:
         return 1 if bad else 0
     from fraglab.gemm.reference import e4m3_to_float64
     for tile, grid in itertools.product(("128x256", "128x128p"), (None, 1)):   # e4m3: k32 steps, 128-byte K-blocks

@@ -14,6 +14,10 @@ timings in docs/results/h100_2026-11-25b/gemm/):
    355 with 256-byte promotion, 401 without; 5000x3000x2000: 434, 495). The tile: as in `waves`, at the rates
    such rows allow (TILE_RATE_MISALIGNED; 18:34 UTC, promotion off: 3000^3 128x192 419, 128x256 386, 128x128
    324; 5000x3000x2000 128x256 466, 128x192 459, 128x128 393; 1000^3 128x128 169, 128x192 148, 128x256 126).
+   The operands stay on TMA: the kernel's copy loader (wgmma.LOADS 'copy': cp.async 16-byte chunks into the
+   swizzled stages, so no TMA box has such rows) measured slower on each (22:09 UTC, benchmarks/wgmma_ragged.py
+   --loaders, copy / TMA): 3000^3 128x192 351 / 419; 5000x3000x2000 128x256, B copied, 400 / 492; 1000^3 128x64
+   145, 64x128p 138, 128x128 112 / 128x128 166. So no problem is routed to it, and TILE_RATE_MISALIGNED stands.
 3. `waves`: when 128x128 gives at least HALF_WAVE of a wave, the tile of 128x256 / 128x192 / 128x128 whose
    waves do the most useful work: (M x N) / (whole waves x SMs x tile area) x the tile's measured rate
    (`useful_share`; 128x192 for 16-bit inputs only). 3072^3: 128x256 2.18 waves, 570; 128x128 4.36 waves, 594;

@@ -28,6 +28,10 @@ OUT_DTYPES = ("f32", "f16", "bf16")   # D; Z is always f32
 STORES = ("direct", "tma")        # D from registers, or through shared memory and TMA stores
 B_ORDERS = ("C", "F")             # B (K x N) row-major, or column-major (a row-major N x K: the K-major operand)
 A_ORDERS = ("C", "F")             # A (M x K) row-major (K-major), or column-major (a row-major K x M: MN-major)
+# How an operand reaches the stages: TMA boxes, or 16-byte cp.async chunks by the producer's copy threads into the
+# same swizzled layout, so that no TMA box has rows 16 but not 32 bytes aligned (one-block tiles; a launch
+# parameter, not a name). Measured slower than TMA on such rows (schedule.py, rule 2): asked for by name only.
+LOADS = ("tma", "copy")
 _CPP_TYPE = {"f16": "__half", "bf16": "__nv_bfloat16", "f32": "float", "e4m3": "__nv_fp8_e4m3"}
 BK = 64                           # fraglab::wgmma_gemm::kBK: a K-block of 16-bit elements (128 bytes; 8-bit: 128)
 THREADS = 384                     # producer warpgroup + 2 consumer warpgroups
@@ -144,6 +148,8 @@ class WgmmaKernelSpec:
     l2_promotion: str = schedule.DEFAULT_L2_PROMOTION   # of the A, B and D tensor maps (not the kernel's name)
     scaled: bool = False      # e4m3: the accumulator times scale_a[m] * scale_b[n] first (the rowwise fp8 recipe)
     a_order: str = "C"        # A (M x K): "C" row-major, "F" column-major (16-bit; a launch parameter, not a name)
+    a_load: str = "tma"       # how A and B reach shared memory (LOADS; launch parameters, not names)
+    b_load: str = "tma"
 
     def __post_init__(self):
         for value, valid, argument in ((self.dtype, INPUT_DTYPES, "dtype"), (self.out_dtype, OUT_DTYPES, "out_dtype"),
@@ -151,7 +157,8 @@ class WgmmaKernelSpec:
                                        (self.bias_mode, BIAS_MODES, "bias_mode"),
                                        (self.tile, tuple(ALL_TILES), "tile"), (self.store, STORES, "store"),
                                        (self.b_order, B_ORDERS, "b_order"), (self.a_order, A_ORDERS, "a_order"),
-                                       (self.l2_promotion, schedule.L2_PROMOTIONS, "l2_promotion")):
+                                       (self.l2_promotion, schedule.L2_PROMOTIONS, "l2_promotion"),
+                                       (self.a_load, LOADS, "a_load"), (self.b_load, LOADS, "b_load")):
             if value not in valid:
                 raise ValueError(f"invalid {argument} {value!r}: valid choices are {', '.join(valid)}")
         if self.dtype in FP8_DTYPES and self.b_order != "F":
@@ -164,6 +171,14 @@ class WgmmaKernelSpec:
         if self.b_order == "F" and self.tile_config.cluster_m > 1:
             raise ValueError(f"tile {self.tile!r} multicasts halves of an MN-major B: a column-major B needs a "
                              f"one-block tile")
+        if "copy" in (self.a_load, self.b_load) and self.tile_config.cluster_m > 1:
+            raise ValueError(f"tile {self.tile!r} multicasts B: the copy loader (a_load / b_load 'copy') needs a "
+                             f"one-block tile")
+
+    @property
+    def copied_operands(self) -> int:
+        """The kernel's `copied_operands` bits: 1 A, 2 B (kCopyA, kCopyB in wgmma.cu)."""
+        return (self.a_load == "copy") | (self.b_load == "copy") << 1
 
     aligned = True   # always the 16-byte (TMA) path; the WMMA kernel takes the rest
 
@@ -365,7 +380,8 @@ def spec_for(dtype: str, m: int, n: int, k: int, *, act: str = "none", bias_mode
              out_dtype: str = "f32", store: str | None = None, b_order: str = "C",
              scaled: bool = False, a_order: str = "C") -> WgmmaKernelSpec:
     """The instantiation and tensor-map settings for one problem: fraglab/gemm/schedule.py's choice (a `tile` given
-    keeps its own, with the schedule's L2 promotion)."""
+    keeps its own, with the schedule's L2 promotion). A and B load by TMA: the copy loader (a_load / b_load
+    'copy') is asked for by name (fraglab/gemm/schedule.py says why no rule picks it)."""
     plan = schedule.choose(m, n, k, dtype, b_order, out_dtype, sm_count, a_order=a_order)
     return WgmmaKernelSpec(dtype, act, bias_mode, has_c, save_z, tile or plan.tile, B_SWAP_OFFSETS,
                            out_dtype, store or DEFAULT_STORE, b_order, plan.l2_promotion, scaled, a_order)
@@ -516,19 +532,34 @@ def _packed_launch(key):
         map_bias = _MAPS[(pbias, "f32", n, 0, tile.bn, 0)]
     elif spec.bias_mode == "per_m":
         map_bias = _MAPS[(pbias, "f32", m, 0, tile.bm, 0)]
+    pitch_a = (lda or (k if spec.a_order == "C" else m)) * _BYTES[spec.dtype]
+    pitch_b = (ldb or (n if spec.b_order == "C" else k)) * _BYTES[spec.dtype]
+    if spec.copied_operands and max(pitch_a, pitch_b) >= 2 ** 31:
+        raise ValueError(f"row pitches of {pitch_a} / {pitch_b} bytes are too long for the copy loader's 32-bit "
+                         f"pitch: load A and B by TMA (a_load / b_load 'tma')")
+    # the copy loader moves whole 16-byte chunks of a row: an operand whose rows end mid-chunk (a view of a wider
+    # array) stays on TMA
+    copied = spec.copied_operands
+    for bit, inner in ((1, k if spec.a_order == "C" else m), (2, n if spec.b_order == "C" else k)):
+        if (inner * _BYTES[spec.dtype]) % 16:
+            copied &= ~bit
     params = (map_a, map_b, map_d, map_bias, np.int32(m), np.int32(n), np.int32(k), np.float32(alpha), np.float32(beta),
               np.float32(leaky_slope), np.uint64(pc), np.uint64(pbias), np.uint64(pd), np.uint64(pz), np.uint64(psa),
               np.uint64(psb), np.int32(spec.a_order == "F"), np.int32(ldc or n), np.int32(ldbias or n),
-              np.int32(ldd or n), np.int32(ldz or n))
+              np.int32(ldd or n), np.int32(ldz or n),
+              # the copy loader's operands: addresses, row pitches in bytes, which of them it fills
+              np.uint64(pa), np.uint64(pb), np.int32(pitch_a), np.int32(pitch_b), np.uint32(copied))
     return gpu.PackedLaunch(_kernel(spec), blocks, THREADS, params, shared_mem=spec.smem_bytes)
 
 
 # (spec, shape, pointers, scalars, grid) -> PackedLaunch
 _LAUNCHES = BoundedMemo(_packed_launch, 256)
-# where the tensor maps and pointers sit in _packed_launch's parameters (a launch of one's own may move them)
-PARAM_INDEX = {"map_a": 0, "map_b": 1, "map_d": 2, "map_bias": 3, "c": 10, "bias": 11, "d": 12, "z": 13}
+# where the tensor maps and pointers sit in _packed_launch's parameters (a launch of one's own may move them; a
+# copy loader launch reads A and B at "a" and "b" too, which gemm/torch_road.py would have to move: no road binds one)
+PARAM_INDEX = {"map_a": 0, "map_b": 1, "map_d": 2, "map_bias": 3, "c": 10, "bias": 11, "d": 12, "z": 13, "a": 21,
+               "b": 22}
 
 
 __all__ = ["DTYPES", "FP8_DTYPES", "INPUT_DTYPES", "OUT_DTYPES", "A_ORDERS", "B_ORDERS", "TILES", "SIXTEEN_BIT_TILES", "TileConfig", "WgmmaKernelSpec", "WgmmaBuild", "build_of",
            "AccumulatorIndexing", "accumulator_indexing", "accumulator_header", "choose_tile", "spec_for", "all_specs",
-           "all_builds", "encode_tma", "bind", "launch", "launch_blocks", "tiles_for"]
+           "all_builds", "encode_tma", "bind", "launch", "launch_blocks", "tiles_for", "LOADS"]

@@ -5,7 +5,8 @@
 // (one thread issues the A/B loads, one the bias loads) and two consumer warpgroups (wgmma with both operands in
 // shared memory; cooperative: each takes half the rows of every tile, ping-pong: each takes every other tile);
 // setmaxnreg moves registers from the producer to the consumers; a persistent grid walks the tiles in a grouped
-// order (GroupM row tiles share each column of B while it is in L2).
+// order (GroupM row tiles share each column of B while it is in L2). The copy loader (`copied_operands`, a launch
+// parameter; one-block tiles) fills A and / or B with cp.async 16-byte chunks instead, into the same swizzled stages.
 // The epilogue runs in registers straight from the accumulators: which (row, col) each accumulator register holds
 // is NOT written here; fraglab/gemm/wgmma.py generates it from fraglab.apis.wgmma.accumulator_map and prepends
 // it as namespace fraglab::wgmma_acc (kRowBit/kColBit: per-thread base, Slots<N>::kRowOff/kColOff: per slot).
@@ -101,15 +102,18 @@ __device__ __forceinline__ void mbar_arrive(unsigned long long* bar) {
 }
 
 // Returns once the phase of parity `parity` has completed (a fresh barrier counts parity 1 as completed).
-__device__ __forceinline__ void mbar_wait(unsigned long long* bar, unsigned parity) {
+__device__ __forceinline__ void mbar_wait_at(unsigned bar, unsigned parity) {
   unsigned done;
   do {
     asm volatile(
         "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
         : "=r"(done)
-        : "r"(smem_u32(bar)), "r"(parity)
+        : "r"(bar), "r"(parity)
         : "memory");
   } while (!done);
+}
+__device__ __forceinline__ void mbar_wait(unsigned long long* bar, unsigned parity) {
+  mbar_wait_at(smem_u32(bar), parity);
 }
 
 // 2-D tile load; coordinates are (innermost, outer) elements; out-of-bounds elements arrive as zeros but
@@ -157,6 +161,55 @@ __device__ __forceinline__ unsigned cluster_rank() {
 
 __device__ __forceinline__ void prefetch_tma_map(const TmaMap* map) {
   asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<unsigned long long>(map)) : "memory");
+}
+
+// The copy loader (meant for operands whose row pitch is 16 but not 32 bytes aligned, where TMA boxes run at two
+// thirds of their rate; measured slower still, so only asked for by name): warps 0, 2 and 3 of the producer
+// warpgroup (warp 1 keeps the bias) issue 16-byte cp.async chunks.
+constexpr int kCopyThreads = 96;
+constexpr unsigned kCopyA = 1, kCopyB = 2;   // `copied_operands` bits: which operands the copy loader fills
+
+// 16 bytes global -> shared, or 16 zero bytes (and no read) where `zero` is set.
+__device__ __forceinline__ void cp_async_16(unsigned dst, const void* src, bool zero) {
+  asm volatile("{\n.reg .pred z;\nsetp.ne.b32 z, %2, 0;\ncp.async.cg.shared.global [%0], [%1], 16, z;\n}\n"
+               ::"r"(dst), "l"(src), "r"(static_cast<int>(zero))
+               : "memory");
+}
+
+// An arrival on `bar` once every cp.async this thread has issued so far has landed; counts as one of the
+// barrier's expected arrivals (.noinc).
+__device__ __forceinline__ void cp_async_arrive_noinc(unsigned bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(bar) : "memory");
+}
+
+// What a TMA load of a (Rows, 128 bytes) box with 128B swizzle writes, by cp.async: the box starts at byte
+// `byte0` of row `row0` of a row-major array of `outer` rows of `inner_bytes` bytes (a multiple of 16: the launcher
+// leaves other operands on TMA), `pitch` bytes apart. (box row r, 16-byte chunk j) -> shared byte
+// r * 128 + (j ^ (r % 8)) * 16 (rows of an 8-row, 1024-byte atom; `dst` is 1024-byte aligned). Chunks past the
+// row's end and rows past `outer` are zero-filled, as TMA fills them.
+// Copy thread `lt` takes chunk j = lt % 8 of rows lt / 8 + 12 i: 8 consecutive threads read one 128-byte row
+// segment. Unrolled, with what can be worked out once per box worked out once: rolled, with a byte count per
+// chunk, each chunk was a chain of ~30 dependent instructions and three warps fed a stage at half TMA's rate.
+template <int Rows>
+__device__ __forceinline__ void copy_box_swizzled(unsigned dst, const unsigned char* src, int pitch,
+                                                  int inner_bytes, int outer, int byte0, int row0, int lt) {
+  static_assert(kCopyThreads % 8 == 0, "a thread keeps its chunk column from row to row");
+  constexpr int kRowStep = kCopyThreads / 8;                       // 12 rows apart: (r % 8) alternates by 4
+  constexpr int kSteps = (Rows + kRowStep - 1) / kRowStep;
+  const int j = lt % 8;
+  const int r0 = lt / 8;
+  const int byte = byte0 + j * 16;
+  // step i reads a row while 12 i < rows_in (none where this thread's chunk is past the row's end)
+  const int rows_in = byte < inner_bytes ? outer - row0 - r0 : 0;
+  const unsigned char* from = src + static_cast<long long>(row0 + r0) * pitch + byte;
+  const long long step = static_cast<long long>(kRowStep) * pitch;
+  const unsigned even = dst + r0 * kSwizzleBytes + ((j ^ (r0 % 8)) << 4);         // rows r0 + 12 i, i even
+  const unsigned odd = dst + r0 * kSwizzleBytes + ((j ^ ((r0 + 4) % 8)) << 4);    // i odd
+#pragma unroll
+  for (int i = 0; i < kSteps; ++i) {
+    if (Rows % kRowStep != 0 && i == kSteps - 1 && r0 + i * kRowStep >= Rows) break;
+    cp_async_16((i % 2 ? odd : even) + i * kRowStep * kSwizzleBytes, from + i * step, i * kRowStep >= rows_in);
+  }
 }
 
 // 2-D tile store from shared memory (a bulk async-group); parts of the box outside the tensor are not written.
@@ -524,6 +577,111 @@ __device__ __forceinline__ void store_staged(float (&acc)[Tile::kMmaM][Tile::BN 
   }
 }
 
+// The producer with the copy loader (one-block tiles), part one: copy threads lt = 0..95 (warps 0, 2, 3) walk the
+// block's tiles in the TMA producer's order; per stage each fills its share of the copied operands' boxes (the
+// same boxes, at the same shared-memory offsets, as the TMA loads) and arrives on the full barrier once its copies
+// have landed.
+template <class Tile, class T, bool BKMajor, int UnitGroup>
+__device__ __forceinline__ void copy_producer(unsigned smem, unsigned full, unsigned empty, int M, int N, int K,
+                                              bool a_mn, const unsigned char* a_raw, const unsigned char* b_raw,
+                                              int a_pitch, int b_pitch, unsigned copied_operands) {
+  constexpr int BM = Tile::BM;
+  constexpr int BN = Tile::BN;
+  constexpr int Stages = Tile::Stages;
+  constexpr int kT = static_cast<int>(sizeof(T));
+  static_assert(Tile::ClusterM == 1, "the copy loader fills one block's stages (no multicast)");
+  const int lt = threadIdx.x < 32 ? threadIdx.x : threadIdx.x - 32;
+  const bool copy_a = (copied_operands & kCopyA) != 0;
+  const bool copy_b = (copied_operands & kCopyB) != 0;
+  // A row-major: rows of K; column-major (a K x M array): rows of M. B row-major: rows of N; K-major: rows of K.
+  const int a_inner = (a_mn ? M : K) * kT, a_outer = a_mn ? K : M;
+  const int b_inner = (BKMajor ? K : N) * kT, b_outer = BKMajor ? N : K;
+  const int m_tiles = (M + BM - 1) / BM;   // one-block tiles: units are tiles
+  const int n_tiles = (N + BN - 1) / BN;
+  const int k_blocks = (K + kSwizzleBytes / kT - 1) / (kSwizzleBytes / kT);
+  int it = 0;
+  for (int unit = blockIdx.x; unit < m_tiles * n_tiles; unit += gridDim.x) {
+    int tm, tn;
+    tile_coords<UnitGroup>(unit, m_tiles, n_tiles, tm, tn);
+    for (int kb = 0; kb < k_blocks; ++kb, ++it) {
+      const int s = it % Stages;
+      mbar_wait_at(empty + s * 8, ((it / Stages) & 1) ^ 1);
+      const unsigned stage = smem + s * Tile::kStageBytes;
+      if (copy_a && a_mn) {
+#pragma unroll 1
+        for (int j = 0; j < BM / 64; ++j) {
+          copy_box_swizzled<64>(stage + j * Tile::kBBlockBytes, a_raw, a_pitch, a_inner, a_outer,
+                                (tm * BM + j * 64) * kT, kb * kBK, lt);
+        }
+      } else if (copy_a) {
+        copy_box_swizzled<BM>(stage, a_raw, a_pitch, a_inner, a_outer, kb * kSwizzleBytes, tm * BM, lt);
+      }
+      if (copy_b) {
+        if constexpr (BKMajor) {
+          copy_box_swizzled<BN>(stage + Tile::kABytes, b_raw, b_pitch, b_inner, b_outer, kb * kSwizzleBytes,
+                                tn * BN, lt);
+        } else {
+#pragma unroll 1
+          for (int j = 0; j < BN / 64; ++j) {
+            copy_box_swizzled<64>(stage + Tile::kABytes + j * Tile::kBBlockBytes, b_raw, b_pitch, b_inner,
+                                  b_outer, (tn * BN + j * 64) * kT, kb * kBK, lt);
+          }
+        }
+      }
+      cp_async_arrive_noinc(full + s * 8);
+    }
+  }
+  asm volatile("cp.async.wait_all;" ::: "memory");   // no copy thread leaves with its copies in flight
+}
+
+// Part two, one thread (warp 1, lane 1) when one operand stays on TMA: the same walk, arming each stage's full
+// barrier with that operand's bytes and issuing its boxes as the TMA producer does.
+template <class Tile, class T, bool BKMajor, int UnitGroup>
+__device__ __forceinline__ void copy_producer_tma_part(unsigned char* smem, unsigned long long* full,
+                                                       unsigned long long* empty, const TmaMap& tma_a,
+                                                       const TmaMap& tma_b, int M, int N, int K, bool a_mn,
+                                                       bool tma_a_part) {
+  constexpr int BM = Tile::BM;
+  constexpr int BN = Tile::BN;
+  constexpr int Stages = Tile::Stages;
+  constexpr int kBlockK = kSwizzleBytes / static_cast<int>(sizeof(T));
+  const int m_tiles = (M + BM - 1) / BM;   // one-block tiles: units are tiles
+  const int n_tiles = (N + BN - 1) / BN;
+  const int k_blocks = (K + kBlockK - 1) / kBlockK;
+  int it = 0;
+  for (int unit = blockIdx.x; unit < m_tiles * n_tiles; unit += gridDim.x) {
+    int tm, tn;
+    tile_coords<UnitGroup>(unit, m_tiles, n_tiles, tm, tn);
+    for (int kb = 0; kb < k_blocks; ++kb, ++it) {
+      const int s = it % Stages;
+      mbar_wait(&empty[s], ((it / Stages) & 1) ^ 1);
+      unsigned char* stage = smem + s * Tile::kStageBytes;
+      if (tma_a_part) {
+        mbar_arrive_expect_tx(&full[s], Tile::kABytes);
+        if (a_mn) {
+#pragma unroll
+          for (int j = 0; j < BM / 64; ++j) {
+            tma_load_2d(stage + j * Tile::kBBlockBytes, &tma_a, tm * BM + j * 64, kb * kBK, &full[s]);
+          }
+        } else {
+          tma_load_2d(stage, &tma_a, kb * kBlockK, tm * BM, &full[s]);
+        }
+      } else {
+        mbar_arrive_expect_tx(&full[s], Tile::kBBytes);
+        if constexpr (BKMajor) {
+          tma_load_2d(stage + Tile::kABytes, &tma_b, kb * kBlockK, tn * BN, &full[s]);
+        } else {
+#pragma unroll
+          for (int j = 0; j < BN / 64; ++j) {
+            tma_load_2d(stage + Tile::kABytes + j * Tile::kBBlockBytes, &tma_b, tn * BN + j * 64, kb * kBK,
+                        &full[s]);
+          }
+        }
+      }
+    }
+  }
+}
+
 template <class Tile, class Epi, class T, class OutT, bool BSwapOffsets, bool BKMajor>
 __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMap& tma_b, const TmaMap& tma_d,
                                                 const TmaMap& tma_bias, int M, int N, int K,
@@ -531,7 +689,10 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
                                                 const float* __restrict__ C, const float* __restrict__ bias,
                                                 OutT* __restrict__ D, float* __restrict__ Z,
                                                 const float* __restrict__ scale_a, const float* __restrict__ scale_b,
-                                                int a_mn_major, int ldc, int ldbias, int ldd, int ldz) {
+                                                int a_mn_major, int ldc, int ldbias, int ldd, int ldz,
+                                                const unsigned char* __restrict__ a_raw,
+                                                const unsigned char* __restrict__ b_raw, int a_pitch, int b_pitch,
+                                                unsigned copied_operands) {
   constexpr int ClusterM = Tile::ClusterM;
   constexpr int BM = Tile::BM;
   constexpr int BN = Tile::BN;
@@ -561,22 +722,27 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
   constexpr bool kStagedBias = Epi::kBias == BiasMode::PerN || Epi::kBias == BiasMode::PerM;
 
   const int warpgroup = threadIdx.x / 128;
-  const int m_tiles = (M + BM - 1) / BM;
-  const int n_tiles = (N + BN - 1) / BN;
-  const int k_blocks = (K + kBlockK - 1) / kBlockK;
   // The schedule walks units of ClusterM vertically adjacent tiles, one unit per cluster at a time; block `rank`
   // of the cluster takes row tile ClusterM * unit_row + rank (past the last row tile when M runs out: it still
-  // loads and multicasts its half of B for the other block, and stores nothing).
-  const int m_units = (m_tiles + ClusterM - 1) / ClusterM;
-  const int units = m_units * n_tiles;
-  const int rank = ClusterM > 1 ? static_cast<int>(cluster_rank()) : 0;
-  const int cluster = blockIdx.x / ClusterM;
+  // loads and multicasts its half of B for the other block, and stores nothing). Each role derives the walk
+  // itself (FRAGLAB_WGMMA_WALK): values computed before the roles split would live on in the producer's 40
+  // registers.
+#define FRAGLAB_WGMMA_WALK                                                       \
+  const int m_tiles = (M + BM - 1) / BM;                                         \
+  const int n_tiles = (N + BN - 1) / BN;                                         \
+  const int k_blocks = (K + kBlockK - 1) / kBlockK;                              \
+  const int m_units = (m_tiles + ClusterM - 1) / ClusterM;                       \
+  const int units = m_units * n_tiles;                                           \
+  const int rank = ClusterM > 1 ? static_cast<int>(cluster_rank()) : 0;          \
+  const int cluster = blockIdx.x / ClusterM;                                     \
   const int clusters = gridDim.x / ClusterM;
   constexpr int kUnitGroup = Tile::GroupM / ClusterM > 0 ? Tile::GroupM / ClusterM : 1;
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < Stages; ++s) {
-      mbar_init(&full[s], 1);                      // the producer's arrive.expect_tx (+ the TMA bytes)
+      // the producer's arrive.expect_tx (+ the TMA bytes); with the copy loader each copy thread's cp.async
+      // arrival, and the TMA part's arrive.expect_tx where one operand stays on TMA
+      mbar_init(&full[s], copied_operands == 0 ? 1 : kCopyThreads + (copied_operands != (kCopyA | kCopyB) ? 1 : 0));
       mbar_init(&empty[s], Tile::kEmptyArrivals);
     }
     mbar_init(&turn[0], 4);  // one arrive per warp of the other consumer
@@ -598,9 +764,37 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
   }
 
   if (warpgroup == 0) {
-    // Producer: one thread walks the block's tiles in order and keeps the ring full.
+    // Producer: one thread walks the block's tiles in order and keeps the ring full (with the copy loader: the
+    // copy threads, and one thread for an operand left on TMA); one more thread loads the bias. The roles are one
+    // if-else chain, so nothing the TMA thread and the bias thread hold lives on in the copy threads.
     setmaxnreg_dec<kProducerRegs>();
-    if (threadIdx.x == 0) {
+    FRAGLAB_WGMMA_WALK
+    if (kStagedBias && threadIdx.x == 32) {
+      // Bias thread (warp 1): the same tiles in the same order; slot j % kBiasSlots takes tile j's rows (PerM) or
+      // columns (PerN), zeros past the edge, once the slot's readers are done with tile j - kBiasSlots.
+      constexpr int kExtent = Epi::kBias == BiasMode::PerN ? BN : BM;
+      int j = 0;
+      for (int unit = cluster; unit < units; unit += clusters, ++j) {
+        int um, tn;
+        tile_coords<kUnitGroup>(unit, m_units, n_tiles, um, tn);
+        const int slot = j % Tile::kBiasSlots;
+        mbar_wait(&bias_empty[slot], ((j / Tile::kBiasSlots) & 1) ^ 1);
+        mbar_arrive_expect_tx(&bias_full[slot], kExtent * 4);
+        tma_load_2d(bias_smem + slot * Tile::kBiasFloats, &tma_bias,
+                    Epi::kBias == BiasMode::PerN ? tn * BN : (um * ClusterM + rank) * BM, 0, &bias_full[slot]);
+      }
+    } else if (copied_operands != 0) {
+      if constexpr (ClusterM == 1) {
+        const bool a_mn = sizeof(T) == 2 && a_mn_major;
+        if (threadIdx.x / 32 != 1) {
+          copy_producer<Tile, T, BKMajor, kUnitGroup>(smem_u32(smem), smem_u32(full), smem_u32(empty), M, N, K, a_mn,
+                                                      a_raw, b_raw, a_pitch, b_pitch, copied_operands);
+        } else if (threadIdx.x == 33 && copied_operands != (kCopyA | kCopyB)) {
+          copy_producer_tma_part<Tile, T, BKMajor, kUnitGroup>(smem, full, empty, tma_a, tma_b, M, N, K, a_mn,
+                                                               (copied_operands & kCopyA) == 0);
+        }
+      }
+    } else if (threadIdx.x == 0) {
       int it = 0;
       for (int unit = cluster; unit < units; unit += clusters) {
         int um, tn;
@@ -640,23 +834,9 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
         }
       }
     }
-    if (kStagedBias && threadIdx.x == 32) {
-      // Bias thread (warp 1): the same tiles in the same order; slot j % kBiasSlots takes tile j's rows (PerM) or
-      // columns (PerN), zeros past the edge, once the slot's readers are done with tile j - kBiasSlots.
-      constexpr int kExtent = Epi::kBias == BiasMode::PerN ? BN : BM;
-      int j = 0;
-      for (int unit = cluster; unit < units; unit += clusters, ++j) {
-        int um, tn;
-        tile_coords<kUnitGroup>(unit, m_units, n_tiles, um, tn);
-        const int slot = j % Tile::kBiasSlots;
-        mbar_wait(&bias_empty[slot], ((j / Tile::kBiasSlots) & 1) ^ 1);
-        mbar_arrive_expect_tx(&bias_full[slot], kExtent * 4);
-        tma_load_2d(bias_smem + slot * Tile::kBiasFloats, &tma_bias,
-                    Epi::kBias == BiasMode::PerN ? tn * BN : (um * ClusterM + rank) * BM, 0, &bias_full[slot]);
-      }
-    }
   } else {
     setmaxnreg_inc<kConsumerRegs>();
+    FRAGLAB_WGMMA_WALK
     const int consumer = warpgroup - 1;
     const int t = threadIdx.x % 128;
     const bool warp_leader = (threadIdx.x % 32) == 0;
@@ -764,6 +944,7 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
       if (t == 0) bulk_wait_all();  // the last stores are complete before the block (and its smem) is gone
     }
   }
+#undef FRAGLAB_WGMMA_WALK
   // No block leaves while the other may still arrive on its barriers.
   if constexpr (ClusterM > 1) cluster_sync();
 }
@@ -775,11 +956,14 @@ __global__ void __launch_bounds__(kThreads, 1)
                       int K, float alpha, float beta, float leaky_slope, const float* __restrict__ C,
                       const float* __restrict__ bias, OutT* __restrict__ D, float* __restrict__ Z,
                       const float* __restrict__ scale_a, const float* __restrict__ scale_b, int a_mn_major,
-                      int ldc, int ldbias, int ldd, int ldz) {
+                      int ldc, int ldbias, int ldd, int ldz, const unsigned char* __restrict__ a_raw,
+                      const unsigned char* __restrict__ b_raw, int a_pitch, int b_pitch,
+                      unsigned copied_operands) {
   static_assert(Tile::ClusterM == 1, "clustered tiles launch gemm_wgmma_cluster_kernel");
   gemm_wgmma_body<Tile, Epi, T, OutT, BSwapOffsets, BKMajor>(tma_a, tma_b, tma_d, tma_bias, M, N, K, alpha, beta,
                                                              leaky_slope, C, bias, D, Z, scale_a, scale_b,
-                                                             a_mn_major, ldc, ldbias, ldd, ldz);
+                                                             a_mn_major, ldc, ldbias, ldd, ldz, a_raw, b_raw,
+                                                             a_pitch, b_pitch, copied_operands);
 }
 
 template <class Tile, class Epi, class T, class OutT, bool BSwapOffsets = false, bool BKMajor = false>
@@ -789,11 +973,14 @@ __global__ void __launch_bounds__(kThreads, 1) __cluster_dims__(Tile::ClusterM, 
                               int N, int K, float alpha, float beta, float leaky_slope, const float* __restrict__ C,
                               const float* __restrict__ bias, OutT* __restrict__ D, float* __restrict__ Z,
                               const float* __restrict__ scale_a, const float* __restrict__ scale_b,
-                              int a_mn_major, int ldc, int ldbias, int ldd, int ldz) {
+                              int a_mn_major, int ldc, int ldbias, int ldd, int ldz,
+                              const unsigned char* __restrict__ a_raw, const unsigned char* __restrict__ b_raw,
+                              int a_pitch, int b_pitch, unsigned copied_operands) {
   static_assert(Tile::ClusterM > 1, "one-block tiles launch gemm_wgmma_kernel");
   gemm_wgmma_body<Tile, Epi, T, OutT, BSwapOffsets, BKMajor>(tma_a, tma_b, tma_d, tma_bias, M, N, K, alpha, beta,
                                                              leaky_slope, C, bias, D, Z, scale_a, scale_b,
-                                                             a_mn_major, ldc, ldbias, ldd, ldz);
+                                                             a_mn_major, ldc, ldbias, ldd, ldz, a_raw, b_raw,
+                                                             a_pitch, b_pitch, copied_operands);
 }
 
 }  // namespace wgmma_gemm
