@@ -154,7 +154,7 @@ def cp():
     specs += [skinny.SkinnyKernelSpec(c["dtype"], c["act"], c["bias_mode"], bool(c["beta"]), c["save_z"], "f32",
                                       c["b_order"], w)
               for i, c in enumerate(map(_combo, range(len(COMBOS))))
-              for w in (skinny.layout_for((5, 45)[i % 2]), _other_layout(i))]
+              for w in (skinny.layout_for((5, 45)[i % 2], 136, 520, c["b_order"]), _other_layout(i))]
     with ThreadPoolExecutor(16) as pool:
         list(pool.map(gpu.module, dict.fromkeys(s.build() for s in specs)))
     return cp
