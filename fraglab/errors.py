@@ -27,6 +27,17 @@ class InputError(FraglabError, ValueError):
     exit_code = 2
 
 
+def check_choice(value, valid, argument: str, *, name: str | None = None, shown: str | None = None):
+    """`value` if it is one of `valid`, else the one InputError for a value outside its choices, naming the argument
+    (as `name` shows it, e.g. "--api"; default `argument`) and every valid choice. `shown`: the value as the message
+    quotes it (a cleaned copy of an untrusted string)."""
+    if value not in valid:
+        quoted = value if shown is None else shown
+        raise InputError(f"invalid {name or argument} {quoted!r}: valid choices are {', '.join(map(str, valid))}",
+                         argument=argument)
+    return value
+
+
 class CheckFailed(FraglabError):
     """A comparison (verify, a GEMM check) found a difference."""
 
@@ -72,4 +83,4 @@ class LayoutFormatError(FraglabError, ValueError):
 
 
 __all__ = ["FraglabError", "InputError", "CheckFailed", "GpuUnavailable", "CompileError", "ProbeError",
-           "ProbeUnsupported", "AtlasError", "LayoutFormatError"]
+           "ProbeUnsupported", "AtlasError", "LayoutFormatError", "check_choice"]

@@ -16,7 +16,6 @@ Register maps (accumulator, register-sourced A) are read through those anchored 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Callable
 
 import numpy as np

@@ -58,7 +58,7 @@ SHAPE_SETS = {"llm": _llm, "ragged": _ragged, "decode": _decode}
 
 
 def shape_set(name: str) -> list[Shape]:
-    from ..gemm.epilogue import check_choice
+    from ..errors import check_choice
     check_choice(name, tuple(SHAPE_SETS), "--shapes")
     return SHAPE_SETS[name]()
 

@@ -9,7 +9,8 @@ import numpy as np
 
 from ..gemm.epilogue import ACT_KINDS, BIAS_MODES
 from ..gemm.reference import check_result, reference_gemm
-from ..gemm.simt import RUNGS, _check_choice, launch
+from ..errors import check_choice
+from ..gemm.simt import RUNGS, launch
 
 def _problem_sizes(sizes) -> list[tuple[int, int, int]]:
     out = []
@@ -53,9 +54,9 @@ def run_ladder(sizes, *, kernel: Optional[str] = None, check: bool = True, bench
     from .. import bench as benchmod
     from ..runtime import gpu
 
-    rungs = list(RUNGS) if kernel is None else [_check_choice(kernel, RUNGS, "kernel")]
-    _check_choice(act, ACT_KINDS, "act")
-    _check_choice(bias_mode, BIAS_MODES, "bias_mode")
+    rungs = list(RUNGS) if kernel is None else [check_choice(kernel, RUNGS, "kernel")]
+    check_choice(act, ACT_KINDS, "act")
+    check_choice(bias_mode, BIAS_MODES, "bias_mode")
     problems = _problem_sizes(sizes)
     if os.environ.get("CUPY_TF32", "0") not in ("", "0"):
         raise ValueError("CUPY_TF32 is set, so cupy.matmul would use TF32: unset it to compare with cuBLAS SGEMM")

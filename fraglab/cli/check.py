@@ -11,7 +11,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ..errors import InputError
+from ..errors import InputError, check_choice
 from .common import SourceChoice
 from .export import Api, AtlasFile, Dtype, Frag, Major, MemLayout, Method, Num, Out, Shape, Swizzle, Trans
 
@@ -52,9 +52,7 @@ def check_command(
     from ..check import check, figure, render_json, render_text
     from ..files import check_suffix, write_output
 
-    if format not in CHECK_FORMATS:
-        raise InputError(f"invalid --format {format!r}: valid choices are {', '.join(CHECK_FORMATS)}",
-                         argument="format")
+    check_choice(format, CHECK_FORMATS, "format", name="--format")
     check_suffix(out, format)
     if format in ("png", "svg", "pdf") and (out is None or out == "-"):
         raise InputError(f"--format {format} writes a figure: give --out FILE.{format}", argument="out")

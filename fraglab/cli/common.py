@@ -208,7 +208,7 @@ _INTEGER = re.compile(r"^[+-]?[0-9]+$")
 def check_raw_value(command, param, name: str, raw: str) -> None:
     """Refuse, in fraglab's words, a value the option's type cannot take, before the parser sees it
     (so `--num 4.0` is refused under every typer, never quietly taken as 4)."""
-    from ..errors import InputError
+    from ..errors import InputError, check_choice
 
     kind, choices = value_kind(command, param)
     shown = clean_text(raw, ARGUMENT_LIMIT)
@@ -219,8 +219,8 @@ def check_raw_value(command, param, name: str, raw: str) -> None:
             float(raw)
         except ValueError:
             raise InputError(f"invalid {name} {shown!r}: a number is needed, e.g. 0.5", argument=name) from None
-    if kind == "choice" and raw not in choices:
-        raise InputError(f"invalid {name} {shown!r}: valid choices are {', '.join(choices)}", argument=name)
+    if kind == "choice":
+        check_choice(raw, choices, name, shown=shown)
 
 
 def _option_values(command, args: list[str]):

@@ -13,7 +13,8 @@ from typing import Annotated, Optional
 import typer
 
 from ..errors import CheckFailed, InputError
-from ..gemm.epilogue import ACT_KINDS, BIAS_MODES, check_choice
+from ..errors import check_choice
+from ..gemm.epilogue import ACT_KINDS, BIAS_MODES
 from ..gemm.validate import OUT_DTYPES
 
 DEFAULT_BENCH_SIZES = (1024, 2048, 4096, 8192)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from itertools import combinations
 from pathlib import Path
 
-from ..errors import FraglabError, InputError
+from ..errors import FraglabError, InputError, check_choice
 from ..files import clean_text
 from .instructions import Finding, classify_ptx, classify_sass
 from .parse import Line, looks_like_ptx, ptx_lines, sass_lines
@@ -29,9 +29,7 @@ def check_arch(arch: str) -> str:
 
 
 def check_level(level: str) -> str:
-    if level not in LEVELS:
-        raise InputError(f"invalid --level {level!r}: valid choices are {', '.join(LEVELS)}", argument="level")
-    return level
+    return check_choice(level, LEVELS, "level", name="--level")
 
 
 def findings_of_sass(text: str) -> tuple[list[str], list[Finding]]:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .tile import mapping_comment, provenance, title
+from .tile import mapping_comment, title
 
 TEMPLATE = Path(__file__).with_name("page.html")
 _MARKER = "/*FRAGLAB_DATA*/"

@@ -10,7 +10,8 @@ import colorsys
 
 import numpy as np
 
-from .tile import InputError, dim_names, mapping_comment, register_and_bits, title, warp_of
+from ..errors import check_choice
+from .tile import dim_names, mapping_comment, register_and_bits, title, warp_of
 
 COLOR_BY = ("lane", "slot", "register", "warp")
 
@@ -41,9 +42,7 @@ def _escape(text: str) -> str:
 
 
 def render(layout, color_by: str = "lane") -> str:
-    if color_by not in COLOR_BY:
-        raise InputError(f"invalid --color-by {color_by!r}: valid choices are {', '.join(COLOR_BY)}",
-                         argument="color-by")
+    check_choice(color_by, COLOR_BY, "color-by", name="--color-by")
     rows, cols = layout.spec.rows, layout.spec.cols
     first: dict[tuple[int, int], tuple[int, int]] = {}
     count = np.zeros((rows, cols), dtype=np.int64)

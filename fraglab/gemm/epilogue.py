@@ -11,20 +11,13 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ..errors import InputError
+from ..errors import check_choice
 
 ACT_KINDS = ("none", "relu", "leaky_relu", "gelu", "gelu_tanh", "silu", "sigmoid", "tanh")
 BIAS_MODES = ("none", "per_m", "per_n", "full")
 
 _ACT_CPP = dict(zip(ACT_KINDS, ("None", "ReLU", "LeakyReLU", "GELU", "GELUTanh", "SiLU", "Sigmoid", "Tanh")))
 _BIAS_CPP = dict(zip(BIAS_MODES, ("None", "PerM", "PerN", "Full")))
-
-
-def check_choice(value: str, valid: tuple[str, ...], argument: str) -> str:
-    """`value` if it is one of `valid`, else an InputError naming the argument and the choices."""
-    if value not in valid:
-        raise InputError(f"invalid {argument} {value!r}: valid choices are {', '.join(valid)}", argument=argument)
-    return value
 
 
 def act_cpp(act: str) -> str:

@@ -13,7 +13,8 @@ from __future__ import annotations
 import math
 import numpy as np
 
-from .epilogue import ACT_KINDS, BIAS_MODES, act_cpp, bias_cpp, bias_shape, check_choice, epilogue_cpp
+from ..errors import check_choice
+from .epilogue import ACT_KINDS, BIAS_MODES, act_cpp, bias_cpp, bias_shape, epilogue_cpp
 
 def _erfc(x: np.ndarray) -> np.ndarray:
     try:
@@ -133,10 +134,8 @@ def check_result(d, d_ref, dtype: str, *, z_ref=None, out_dtype: str = "f32",
     reference (within the accumulation tolerance) reaches F16_OVERFLOW; rel_err is then the error beyond that
     rounding, judged against tolerance(dtype, k) * (1 + rounding).
     """
-    if dtype not in TOLERANCES:
-        raise ValueError(f"invalid dtype {dtype!r}: valid choices are {', '.join(TOLERANCES)}")
-    if out_dtype not in OUTPUT_ROUNDING:
-        raise ValueError(f"invalid out_dtype {out_dtype!r}: valid choices are {', '.join(OUTPUT_ROUNDING)}")
+    check_choice(dtype, tuple(TOLERANCES), "dtype")
+    check_choice(out_dtype, tuple(OUTPUT_ROUNDING), "out_dtype")
     d64 = np.asarray(d).astype(np.float64)
     ref = np.asarray(d_ref).astype(np.float64)
     if d64.shape != ref.shape:

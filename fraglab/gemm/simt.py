@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Iterable, Optional, Sequence, Union
+from typing import Iterable, Optional, Union
 
 import numpy as np
 
 from .epilogue import ACT_KINDS, BIAS_MODES, epilogue_cpp
-from .epilogue import check_choice as _check_choice
+from ..errors import check_choice
 from ..runtime.build import KernelBuild
 
 ENTRY = "gemm/simt.cu"
@@ -85,7 +85,7 @@ _INT32_MAX = 2**31 - 1
 def rung_spec(rung: str) -> RungSpec:
     """The spec of a rung (tools may register extra tile variants in RUNG_SPECS beside the ladder)."""
     if rung not in RUNG_SPECS:
-        _check_choice(rung, RUNGS, "kernel")
+        check_choice(rung, RUNGS, "kernel")
     return RUNG_SPECS[rung]
 
 

@@ -13,6 +13,7 @@ from itertools import product
 
 import numpy as np
 
+from ..errors import check_choice
 from ..memo import BoundedMemo
 from ..runtime.build import KernelBuild
 from . import schedule
@@ -117,9 +118,7 @@ class SkinnyKernelSpec:
                                        (self.act, ACT_KINDS, "act"), (self.bias_mode, BIAS_MODES, "bias_mode"),
                                        (self.b_order, B_ORDERS, "b_order"), (self.layout, tuple(LAYOUTS), "layout"),
                                        (self.splits, SPLITS, "splits")):
-            if value not in valid:
-                raise ValueError(f"invalid {argument} {value!r}: valid choices are "
-                                 f"{', '.join(str(v) for v in valid)}")
+            check_choice(value, valid, argument)
 
     @property
     def tile(self) -> str:

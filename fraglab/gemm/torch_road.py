@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import sys
 import threading
-from typing import Any, Optional
 
 import numpy as np
 

@@ -14,6 +14,7 @@ from itertools import product
 
 import numpy as np
 
+from ..errors import check_choice
 from ..memo import BoundedMemo
 from ..runtime.build import SM90A, Sm90aBuild
 from . import schedule
@@ -159,8 +160,7 @@ class WgmmaKernelSpec:
                                        (self.b_order, B_ORDERS, "b_order"), (self.a_order, A_ORDERS, "a_order"),
                                        (self.l2_promotion, schedule.L2_PROMOTIONS, "l2_promotion"),
                                        (self.a_load, LOADS, "a_load"), (self.b_load, LOADS, "b_load")):
-            if value not in valid:
-                raise ValueError(f"invalid {argument} {value!r}: valid choices are {', '.join(valid)}")
+            check_choice(value, valid, argument)
         if self.dtype in FP8_DTYPES and self.b_order != "F":
             raise ValueError(f"{self.dtype} operands are K-major only: B must be column-major (b_order 'F')")
         if self.dtype in FP8_DTYPES and self.a_order != "C":

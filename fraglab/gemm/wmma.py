@@ -11,8 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import product
 
-from .epilogue import ACT_KINDS, BIAS_MODES, epilogue_cpp
+from ..errors import check_choice
 from ..runtime.build import KernelBuild
+from .epilogue import ACT_KINDS, BIAS_MODES, epilogue_cpp
 from .validate import is_aligned  # noqa: F401  (the one alignment rule; re-exported for the launcher's callers)
 
 ENTRY = "gemm/wmma.cu"
@@ -104,8 +105,7 @@ class WmmaKernelSpec:
     def __post_init__(self):
         for value, valid, argument in ((self.dtype, DTYPES, "dtype"), (self.act, ACT_KINDS, "act"),
                                        (self.bias_mode, BIAS_MODES, "bias_mode"), (self.tile, tuple(_ANY_TILE), "tile")):
-            if value not in valid:
-                raise ValueError(f"invalid {argument} {value!r}: valid choices are {', '.join(valid)}")
+            check_choice(value, valid, argument)
         if not self.aligned and self.tile != GENERIC_TILE:
             raise ValueError(f"the unaligned kernel exists only for tile {GENERIC_TILE}")
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from dataclasses import replace
 
-from ..errors import AtlasError, CompileError, FraglabError, GpuUnavailable, InputError, ProbeError
+from ..errors import AtlasError, CompileError, FraglabError, GpuUnavailable, InputError, ProbeError, check_choice
 from ..files import clean_text
 from . import atlas as atlas_mod
 from .layout import Layout, with_reads
@@ -60,8 +60,7 @@ def for_output(layout: Layout) -> Layout:
 
 
 def check_source(source: str) -> None:
-    if source not in SOURCES:
-        raise InputError(f"invalid source {source!r}: valid choices are {', '.join(SOURCES)}", argument="source")
+    check_choice(source, SOURCES, "source")
 
 
 def check_method(spec: FragmentSpec, method: str | None) -> str:

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, fields
 from typing import Any, Callable
 
-from ..errors import InputError
+from ..errors import InputError, check_choice
 
 # Bits one logical element takes in a register; sub-byte types pack 8 (4-bit) or 32 (1-bit) per word.
 ELEMENT_BITS = {
@@ -92,9 +92,7 @@ FAMILIES: FamilyRegistry = FamilyRegistry()
 
 def get_family(api: str) -> Any:
     """The registered family of `api`; InputError naming the valid choices otherwise."""
-    if api not in FAMILIES:
-        raise InputError(f"invalid --api {api!r}: valid choices are {', '.join(FAMILIES)}", argument="api")
-    return FAMILIES[api]
+    return FAMILIES[check_choice(api, tuple(FAMILIES), "api", name="--api")]
 
 
 def _key_part(name: str, value: Any) -> str:

@@ -14,7 +14,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..errors import CompileError, GpuUnavailable, InputError
+from ..errors import CompileError, GpuUnavailable, InputError, check_choice
 from .access import (AccessSpec, Instruction, fragment_instructions, matrix_instructions, parse_access,
                      sweep_instructions, wgmma_instructions)
 from .layout import CANONICAL_SWIZZLES, SmemLayout, parse_layout, wgmma_canonical
@@ -167,8 +167,7 @@ class SmemReport:
 def analyze(layout: str | SmemLayout, dtype: str = "f16", access: str = "ldmatrix.x4", *,
             fragment: str | None = None, tile: str | None = None, source: str = "auto") -> SmemReport:
     """The model of every instruction, and the GPU's measurement when `source` asks for it (auto: when usable)."""
-    if source not in SOURCES:
-        raise InputError(f"invalid --source {source!r}: valid choices are {', '.join(SOURCES)}", argument="source")
+    check_choice(source, SOURCES, "source", name="--source")
     lay = resolve_smem_layout(layout, dtype, tile)
     spec = parse_access(access)
     instructions = build_instructions(spec, lay, fragment)

@@ -15,7 +15,7 @@ from typing import Union
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, check_choice
 
 # Element bytes of the dtypes a tile may hold.
 DTYPE_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "tf32": 4, "s32": 4, "f64": 8, "s8": 1, "u8": 1, "e4m3": 1,
@@ -210,11 +210,8 @@ def wgmma_canonical(dtype: str, swizzle: str, major: str, rows: int | None = Non
     """The wgmma canonical (MN, K) tile: its atom (8 rows x `swizzle` bytes K-major, or `swizzle` bytes x 8
     MN-major; interleave: 16-byte core matrices) tiled MN first, as CuTe's tile_to_shape places GMMA atoms."""
     check_dtype(dtype)
-    if swizzle not in CANONICAL_SWIZZLES:
-        raise InputError(f"invalid wgmma swizzle {swizzle!r}: valid choices are {', '.join(CANONICAL_SWIZZLES)}",
-                         argument="layout")
-    if major not in CANONICAL_MAJORS:
-        raise InputError(f"invalid wgmma major {major!r}: valid choices are k, mn", argument="layout")
+    check_choice(swizzle, CANONICAL_SWIZZLES, "layout", name="wgmma swizzle")
+    check_choice(major, CANONICAL_MAJORS, "layout", name="wgmma major")
     e = DTYPE_BYTES[dtype]
     b = CANONICAL_SWIZZLES[swizzle]
     width = (16 << b) // e                       # elements along the contiguous mode in one atom
@@ -240,8 +237,7 @@ def wgmma_canonical(dtype: str, swizzle: str, major: str, rows: int | None = Non
 
 # ---- the one validator -----------------------------------------------------------------------------
 def check_dtype(dtype: str) -> None:
-    if dtype not in DTYPE_BYTES:
-        raise InputError(f"invalid --dtype {dtype!r}: valid choices are {', '.join(DTYPE_BYTES)}", argument="dtype")
+    check_choice(dtype, tuple(DTYPE_BYTES), "dtype", name="--dtype")
 
 
 def check_layout(layout: SmemLayout) -> None:

@@ -14,7 +14,7 @@ import time
 import numpy as np
 
 from ..files import write_output
-from .access import AccessSpec, raw_instruction
+from .access import raw_instruction
 from .verify import CASES, measurable
 
 
