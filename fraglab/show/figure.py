@@ -13,8 +13,8 @@ import numpy as np
 
 from ..layouts.layout import UNKNOWN, Layout
 from .grid import (_FILL, _IDEAL_FONT, _LINE_H, _MAX_GRID_H_IN, _MAX_GRID_W_IN, _MAX_MMA_IN, _MIN_CELL_IN, _MIN_FONT,
-                   _Cell, _Coloring, _GridReport, _best_label_style, _cells, _draw_grid, _draw_key, _grid_report, _key_count,
-                   _key_shape, _label_lines, _plan_labels, _text_box, key_width_in)
+                   _Cell, _Coloring, _GridReport, _best_label_style, _cells, _draw_grid, _draw_key, _grid_report,
+                   _key_count, _key_shape, _label_lines, _plan_labels, _text_box, key_width_in)
 from .palette import FigureError, check_style, palette_colors
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -59,7 +59,9 @@ def figure_bytes(fig: "Figure", fmt: str) -> bytes:
         "pdf": {"CreationDate": None, "ModDate": None},
         "png": {},
     }[fmt]
-    buf = io.BytesIO()
+    # SVG into a text buffer: matplotlib writes its thousands of small strings straight in, not through a UTF-8
+    # encoder each (the same bytes, once encoded)
+    buf: io.StringIO | io.BytesIO = io.StringIO() if fmt == "svg" else io.BytesIO()
     with matplotlib.rc_context(_SAVE_RC):
         if fmt == "png":  # quickly encoded here, re-encoded small below
             fig.savefig(buf, format="png", dpi=png_dpi(fig), pil_kwargs={"compress_level": 1})
@@ -67,10 +69,11 @@ def figure_bytes(fig: "Figure", fmt: str) -> bytes:
             fig.savefig(buf, format=fmt, metadata=metadata)
     if fmt == "png":
         return _small_png(buf.getvalue())
-    return _compact_svg(buf.getvalue()) if fmt == "svg" else buf.getvalue()
+    return _compact_svg(buf.getvalue().encode("utf-8")) if fmt == "svg" else buf.getvalue()
 
 
-_SVG_NUMBER_ATTR = re.compile(rb'( (?:d|x|y|transform|width|height)=")([^"]*)"')
+# only the attributes holding a number with 3 or more decimals: the others are left as they are anyway
+_SVG_NUMBER_ATTR = re.compile(rb'( (?:d|x|y|transform|width|height)=")([^"]*?\d\.\d{3}[^"]*)"')
 _LONG_FLOAT = re.compile(rb"-?\d+\.\d{3,}")
 _NO_ROTATION = re.compile(rb' transform="rotate\(-?0 [-\d.]+ [-\d.]+\)"')
 
@@ -170,12 +173,13 @@ def layout_digest(layout: Layout) -> str:
     return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
 
 
-def _draw_job(kind: str, layouts: list[Layout], formats: Sequence[str]) -> list[bytes]:
-    """One figure (a fragment, or an MMA view of three), encoded in each format: what a pool worker runs."""
+def _draw_job(kind: str, layouts: list[Layout], formats: Sequence[str]) -> tuple[list[bytes], list[str]]:
+    """One figure (a fragment, or an MMA view of three), encoded in each format, and its layouts' digests for the
+    manifest: what a pool worker runs."""
     fig = plot_layout(layouts[0]) if kind == "fragment" else plot_mma(*layouts)
     encoded = [figure_bytes(fig, fmt) for fmt in formats]
     fig.clear()
-    return encoded
+    return encoded, [layout_digest(lay) for lay in layouts]
 
 
 def _job_cost(job: tuple[str, list[Layout]]) -> int:
@@ -184,13 +188,13 @@ def _job_cost(job: tuple[str, list[Layout]]) -> int:
 
 
 def _draw_jobs(jobs: list[tuple[str, list[Layout]]], formats: Sequence[str], workers: int,
-               progress: Callable[[int, int, str], None]) -> list[list[bytes]]:
-    """Every job's encoded files, in job order, drawn by `workers` processes (1: in this one); progress(done,
-    total, name) after each file."""
-    results: list[list[bytes] | None] = [None] * len(jobs)
+               progress: Callable[[int, int, str], None]) -> list[tuple[list[bytes], list[str]]]:
+    """Every job's encoded files and layout digests, in job order, drawn by `workers` processes (1: in this
+    one); progress(done, total, name) after each file."""
+    results: list[tuple[list[bytes], list[str]] | None] = [None] * len(jobs)
     total, done = len(jobs) * len(formats), 0
 
-    def finished(i: int, encoded: list[bytes]) -> None:
+    def finished(i: int, encoded: tuple[list[bytes], list[str]]) -> None:
         nonlocal done
         results[i] = encoded
         for fmt in formats:
@@ -252,14 +256,14 @@ def generate_all(out_dir: str | os.PathLike, atlas: Any = None, *, formats: Sequ
     entries = []
     manifest_path = out / MANIFEST_NAME
     with write_many(out) as files:  # all figures and the manifest land together, or none does
-        for (kind, lays), datas in zip(jobs, encoded):
+        for (kind, lays), (datas, digests) in zip(jobs, encoded):
             for fmt, data in zip(formats, datas):
                 name = _job_name(kind, lays, fmt)
                 written.append(files.write(name, data))
                 entries.append({
                     "file": name, "kind": kind, "format": fmt,
                     "specs": [lay.spec.key for lay in lays],
-                    "layouts_sha256": [layout_digest(lay) for lay in lays],
+                    "layouts_sha256": digests,
                     "sha256": hashlib.sha256(data).hexdigest(),
                 })
         stale = _stale_files(manifest_path, {e["file"] for e in entries})

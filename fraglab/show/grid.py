@@ -53,7 +53,9 @@ class _Cell:
 
     @property
     def all_ignored(self) -> bool:
-        return bool(self.holders) and all(h[2] == 0 for h in self.holders)
+        if "all_ignored" not in self.memo:
+            self.memo["all_ignored"] = bool(self.holders) and all(h[2] == 0 for h in self.holders)
+        return self.memo["all_ignored"]
 
 
 def _slot_text(slot: int, reads: int) -> str:
@@ -70,8 +72,8 @@ class _CellGrid(list):
 
 def _cells(layout: Layout) -> list[list[_Cell]]:
     grid = layout.holder_grid()
-    reads = layout.mma_reads
-    return _CellGrid([_Cell([(t, s, int(reads[t, s])) for t, s in grid[r][c]]) for c in range(layout.spec.cols)]
+    reads = layout.mma_reads.tolist()  # Python ints: indexing a numpy array per holder was most of this
+    return _CellGrid([_Cell([(t, s, int(reads[t][s])) for t, s in grid[r][c]]) for c in range(layout.spec.cols)]
                      for r in range(layout.spec.rows))
 
 
@@ -485,6 +487,14 @@ def _draw_labels(ax: "Axes", layout: Layout, cells: list[list[_Cell]], coloring:
 
 
 def _grid_report(layout: Layout, cells: list[list[_Cell]], plan: _LabelPlan) -> "_GridReport":
+    memo = getattr(cells, "memo", {})  # the figure's notes and its grid ask for the same report
+    key = ("report", plan.mode, plan.style, plan.font)
+    if key not in memo:
+        memo[key] = _make_grid_report(layout, cells, plan)
+    return memo[key]
+
+
+def _make_grid_report(layout: Layout, cells: list[list[_Cell]], plan: _LabelPlan) -> "_GridReport":
     return _GridReport(
         mode=plan.mode, font=plan.font,
         duplicates=layout.duplicate_slots > 0,

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Iterable, NamedTuple, Sequence
+from typing import Callable, Iterable, NamedTuple, Sequence
 
 from matplotlib import colors as mcolors
 from matplotlib import rcParams
 from matplotlib.artist import Artist, allow_rasterization
+from matplotlib.backends.backend_mixed import MixedModeRenderer
 from matplotlib.backends.backend_svg import RendererSVG
 from matplotlib.font_manager import FontProperties, findfont, font_family_aliases, get_font
 from matplotlib.text import Text
@@ -60,6 +61,7 @@ class LabelField(Artist):
         self._prop = FontProperties(size=fontsize)
         self._linespacing = linespacing
         self._ha, self._va = ha, va  # how each label's box sits on its (x, y), as Text's ha and va
+        self._memo: dict = {}  # the renderer last drawn with, its font extent and line sizes
         self.set_clip_on(False)  # as ax.text: a label is never cut at the axes' edge
 
     @property
@@ -86,50 +88,57 @@ class LabelField(Artist):
 
     def _layout(self, renderer) -> list[tuple[Label, list[_Line], tuple[float, float, float, float]]]:
         """Every label's lines (baseline start, display units) and its box's extents (x0, y0, x1, y1), as Text
-        lays out this ha and va
-        (rotation_mode "default": the rotated box is aligned; lines aligned as ha says, as Text's multialignment)."""
-        measured: dict[str, tuple[float, float, float]] = {}
-
-        def measure(text: str) -> tuple[float, float, float]:
-            if text not in measured:
-                measured[text] = renderer.get_text_width_height_descent(text, self._prop, ismath=False) \
-                    if text else (0.0, 0.0, 0.0)
-            return measured[text]
-
-        min_ascent, min_descent, gap = self._font_extent(renderer)
+        lays out this ha and va (rotation_mode "default": the rotated box is aligned; lines aligned as ha says,
+        as Text's multialignment). A label's shape around its anchor is worked out once per text and rotation."""
+        shapes: dict[tuple[tuple[str, ...], float], tuple] = {}
         transform = self.get_transform()
-        anchors = transform.transform([(lab.x, lab.y) for lab in self._labels]) if self._labels else []
-        ha, va = self._ha, self._va
+        anchors = transform.transform([(lab.x, lab.y) for lab in self._labels]).tolist() if self._labels else []
         out = []
         for lab, (ax, ay) in zip(self._labels, anchors):
-            line_gap = gap if len(lab.lines) > 1 else 0.0
-            top, rows, baseline, d = 0.0, [], 0.0, 0.0
-            for text in lab.lines:
-                w, h, d = measure(text)
-                a = h - d
-                if self._linespacing == "normal":
-                    a, d = max(a, min_ascent) + line_gap / 2, max(d, min_descent) + line_gap / 2
-                else:
-                    leading = self._linespacing * (min_ascent + min_descent) - (a + d)
-                    a, d = a + leading / 2, d + leading / 2
-                baseline = a - top  # from the box's top to the last line's baseline
-                top -= a
-                rows.append((text, w, top))
-                top -= d
-            width, bottom = max(w for _, w, _ in rows), top
-            cos, sin = _cos_sin(lab.rotation)
-            corners = [(x * cos - y * sin, x * sin + y * cos) for x, y in ((0, bottom), (0, 0), (width, 0), (width, bottom))]
-            xmin, xmax = min(x for x, _ in corners), max(x for x, _ in corners)
-            ymin, ymax = min(y for _, y in corners), max(y for _, y in corners)
-            ox = xmin if ha == "left" else xmax if ha == "right" else (xmin + xmax) / 2
-            oy = (ymin if va == "bottom" else ymax if va == "top" else (ymin + ymax) / 2 if va == "center"
-                  else ymin + d if va == "baseline" else ymin + (ymax - ymin) - baseline / 2)
-            lines = []
-            for text, w, y in rows:
-                lx = 0.0 if ha == "left" else width - w if ha == "right" else (width - w) / 2
-                lines.append(_Line(text, ax + (lx * cos - y * sin - ox), ay + (lx * sin + y * cos - oy), w))
-            out.append((lab, lines, (ax + (xmin - ox), ay + (ymin - oy), ax + (xmax - ox), ay + (ymax - oy))))
+            key = (lab.lines, lab.rotation)
+            shape = shapes.get(key)
+            if shape is None:
+                shape = shapes[key] = self._shape(renderer, lab.lines, lab.rotation)
+            rows, (x0, y0, x1, y1) = shape
+            out.append((lab, [_Line(text, ax + dx, ay + dy, w) for text, dx, dy, w in rows],
+                        (ax + x0, ay + y0, ax + x1, ay + y1)))
         return out
+
+    def _shape(self, renderer, lines: tuple[str, ...], rotation: float) -> tuple:
+        """([(text, dx, dy, width)] of each line's baseline start, (x0, y0, x1, y1) of the box), both from the
+        anchor, in display units: Text._get_layout's arithmetic, in its order, so the sums come out the same."""
+        if "metrics" not in self._memo or self._memo["metrics"][0] is not renderer:
+            self._memo["metrics"] = (renderer, self._font_extent(renderer), _text_measurer(renderer, self._prop))
+        _, (min_ascent, min_descent, gap), measure = self._memo["metrics"]
+        ha, va = self._ha, self._va
+        line_gap = gap if len(lines) > 1 else 0.0
+        top, rows, baseline, d = 0.0, [], 0.0, 0.0
+        for text in lines:
+            w, h, d = measure(text) if text else (0.0, 0.0, 0.0)
+            a = h - d
+            if self._linespacing == "normal":
+                a, d = max(a, min_ascent) + line_gap / 2, max(d, min_descent) + line_gap / 2
+            else:
+                leading = self._linespacing * (min_ascent + min_descent) - (a + d)
+                a, d = a + leading / 2, d + leading / 2
+            baseline = a - top  # from the box's top to the last line's baseline
+            top -= a
+            rows.append((text, w, top))
+            top -= d
+        width, bottom = max(w for _, w, _ in rows), top
+        cos, sin = _cos_sin(rotation)
+        corners = [(x * cos - y * sin, x * sin + y * cos)
+                   for x, y in ((0, bottom), (0, 0), (width, 0), (width, bottom))]
+        xmin, xmax = min(x for x, _ in corners), max(x for x, _ in corners)
+        ymin, ymax = min(y for _, y in corners), max(y for _, y in corners)
+        ox = xmin if ha == "left" else xmax if ha == "right" else (xmin + xmax) / 2
+        oy = (ymin if va == "bottom" else ymax if va == "top" else (ymin + ymax) / 2 if va == "center"
+              else ymin + d if va == "baseline" else ymin + (ymax - ymin) - baseline / 2)
+        placed = []
+        for text, w, y in rows:
+            lx = 0.0 if ha == "left" else width - w if ha == "right" else (width - w) / 2
+            placed.append((text, lx * cos - y * sin - ox, lx * sin + y * cos - oy, w))
+        return placed, (xmin - ox, ymin - oy, xmax - ox, ymax - oy)
 
     def label_boxes(self, renderer) -> list[tuple[str, Bbox]]:
         """(text, box in display units) of every label, as Text.get_window_extent gives them."""
@@ -171,7 +180,8 @@ class LabelField(Artist):
 
     def _draw_svg(self, renderer, placed) -> None:
         """One <text> per line, its x the line's centre (text-anchor: middle, so a viewer's own font stays
-        centred; the right end for ha="right", anchored at its end, the left end for ha="left"). The font and colour are a CSS class on a <g> around every label of that colour, which its
+        centred; the right end for ha="right", anchored at its end, the left end for ha="left"). The font and
+        colour are a CSS class on a <g> around every label of that colour, which its
         texts inherit (a style repeated on each of thousands of labels was most of a file's bytes); a one-line
         label carries its id, a label of several lines is a <g> of that id."""
         writer, height = renderer.writer, renderer.height
@@ -186,8 +196,8 @@ class LabelField(Artist):
             name = class_of.get(item[0].color)
             if name is None:
                 colour = mcolors.to_hex(item[0].color)[1:]
-                name = class_of[item[0].color] = (f"l{round(self.fontsize * 100)}" + ("" if colour == "000000" else colour)
-                                                  + suffix)
+                tint = "" if colour == "000000" else colour
+                name = class_of[item[0].color] = f"l{round(self.fontsize * 100)}{tint}{suffix}"
                 rules[name] = font + ("" if colour == "000000" else f"; fill: #{colour}")
             by_class.setdefault(name, []).append(item)
         writer.element("style", "".join(f".{name}{{{rule}}}" for name, rule in sorted(rules.items())),
@@ -301,6 +311,68 @@ def add_axis_labels(ax, side: str, positions: Sequence[float], texts: Sequence[s
     field.set_zorder(2.5)  # under the titles (3), which it places; over the cells as matplotlib's axes would be
     ax.add_artist(field)
     return field
+
+
+# (renderer kind, its dpi, font, size, the rc settings a measurement reads) -> {text: (width, height, descent)}:
+# a renderer measures a text (FreeType lays out its glyphs) the same way every time, and the same row numbers
+# and lane labels recur in figure after figure of one process, so each is measured once per process.
+_MEASURED: dict[tuple, dict[str, tuple[float, float, float]]] = {}
+_MEASURED_MAX = 200_000  # texts kept (about 30 MB); a process measuring more starts over
+# matplotlib's SVG renderer measures every text at this size and scales the sizes by fontsize / it
+# (TextToPath.FONT_SCALE, 3.7 to 3.11), so one measurement of a text serves every size
+_SVG_MEASURE_SIZE = 100.0
+_SVG_SCALES: dict[tuple, bool] = {}  # (font, size) -> whether scaling gave what the renderer gives
+
+
+def _text_measurer(renderer, prop: FontProperties) -> Callable[[str], tuple[float, float, float]]:
+    """measure(text) -> (width, height, descent) in display units: renderer.get_text_width_height_descent(text,
+    prop), kept for the process (and, in SVG, measured once at one size and scaled, checked once per size)."""
+    # a vector backend's MixedModeRenderer measures through the renderer it wraps
+    drawing = renderer._renderer if isinstance(renderer, MixedModeRenderer) else renderer
+    if isinstance(drawing, RendererSVG) and _svg_scales(drawing, prop):
+        base = prop.copy()
+        base.set_size(_SVG_MEASURE_SIZE)
+        sizes, scale = _text_sizes(drawing, base), prop.get_size_in_points() / _SVG_MEASURE_SIZE
+
+        def scaled(text: str) -> tuple[float, float, float]:
+            if text not in sizes:
+                sizes[text] = drawing.get_text_width_height_descent(text, base, ismath=False)
+            w, h, d = sizes[text]
+            return w * scale, h * scale, d * scale
+
+        return scaled
+    sizes = _text_sizes(drawing, prop)
+
+    def measured(text: str) -> tuple[float, float, float]:
+        if text not in sizes:
+            sizes[text] = drawing.get_text_width_height_descent(text, prop, ismath=False)
+        return sizes[text]
+
+    return measured
+
+
+def _svg_scales(drawing, prop: FontProperties) -> bool:
+    """Whether this SVG renderer's sizes of a text in `prop` are its sizes at _SVG_MEASURE_SIZE scaled, to the bit."""
+    key = (findfont(prop), prop.get_size_in_points())
+    if key not in _SVG_SCALES:
+        base = prop.copy()
+        base.set_size(_SVG_MEASURE_SIZE)
+        scale = prop.get_size_in_points() / _SVG_MEASURE_SIZE
+        probe = "T127 (x0-31),gyp"
+        direct = drawing.get_text_width_height_descent(probe, prop, ismath=False)
+        _SVG_SCALES[key] = tuple(direct) == tuple(v * scale for v in drawing.get_text_width_height_descent(
+            probe, base, ismath=False))
+    return _SVG_SCALES[key]
+
+
+def _text_sizes(drawing, prop: FontProperties) -> dict[str, tuple[float, float, float]]:
+    """The process' measurements of texts in `prop` by renderers like `drawing` (a dict to read and fill)."""
+    key = (type(drawing).__module__, type(drawing).__qualname__, getattr(drawing, "dpi", None), findfont(prop),
+           prop, *(rcParams[name] for name in ("text.hinting", "text.hinting_factor", "text.kerning_factor",
+                                               "pdf.use14corefonts", "ps.useafm", "text.usetex")))
+    if key not in _MEASURED and sum(len(texts) for texts in _MEASURED.values()) >= _MEASURED_MAX:
+        _MEASURED.clear()
+    return _MEASURED.setdefault(key, {})
 
 
 def _union(placed) -> Bbox | None:
