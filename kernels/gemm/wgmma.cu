@@ -577,6 +577,22 @@ __device__ __forceinline__ void store_staged(float (&acc)[Tile::kMmaM][Tile::BN 
   }
 }
 
+// The copy loader's walk (one-block tiles: units are tiles): the block's tiles in the TMA producer's order, each
+// tile's K-blocks in turn, as fill(stage, parity of the stage's empty barrier to wait for, tm, tn, kb).
+template <class Tile, int UnitGroup, class Fill>
+__device__ __forceinline__ void for_each_stage(int M, int N, int k_blocks, Fill&& fill) {
+  const int m_tiles = (M + Tile::BM - 1) / Tile::BM;
+  const int n_tiles = (N + Tile::BN - 1) / Tile::BN;
+  int it = 0;
+  for (int unit = blockIdx.x; unit < m_tiles * n_tiles; unit += gridDim.x) {
+    int tm, tn;
+    tile_coords<UnitGroup>(unit, m_tiles, n_tiles, tm, tn);
+    for (int kb = 0; kb < k_blocks; ++kb, ++it) {
+      fill(it % Tile::Stages, ((it / Tile::Stages) & 1) ^ 1, tm, tn, kb);
+    }
+  }
+}
+
 // The producer with the copy loader (one-block tiles), part one: copy threads lt = 0..95 (warps 0, 2, 3) walk the
 // block's tiles in the TMA producer's order; per stage each fills its share of the copied operands' boxes (the
 // same boxes, at the same shared-memory offsets, as the TMA loads) and arrives on the full barrier once its copies
@@ -587,7 +603,6 @@ __device__ __forceinline__ void copy_producer(unsigned smem, unsigned full, unsi
                                               int a_pitch, int b_pitch, unsigned copied_operands) {
   constexpr int BM = Tile::BM;
   constexpr int BN = Tile::BN;
-  constexpr int Stages = Tile::Stages;
   constexpr int kT = static_cast<int>(sizeof(T));
   static_assert(Tile::ClusterM == 1, "the copy loader fills one block's stages (no multicast)");
   const int lt = threadIdx.x < 32 ? threadIdx.x : threadIdx.x - 32;
@@ -596,41 +611,33 @@ __device__ __forceinline__ void copy_producer(unsigned smem, unsigned full, unsi
   // A row-major: rows of K; column-major (a K x M array): rows of M. B row-major: rows of N; K-major: rows of K.
   const int a_inner = (a_mn ? M : K) * kT, a_outer = a_mn ? K : M;
   const int b_inner = (BKMajor ? K : N) * kT, b_outer = BKMajor ? N : K;
-  const int m_tiles = (M + BM - 1) / BM;   // one-block tiles: units are tiles
-  const int n_tiles = (N + BN - 1) / BN;
   const int k_blocks = (K + kSwizzleBytes / kT - 1) / (kSwizzleBytes / kT);
-  int it = 0;
-  for (int unit = blockIdx.x; unit < m_tiles * n_tiles; unit += gridDim.x) {
-    int tm, tn;
-    tile_coords<UnitGroup>(unit, m_tiles, n_tiles, tm, tn);
-    for (int kb = 0; kb < k_blocks; ++kb, ++it) {
-      const int s = it % Stages;
-      mbar_wait_at(empty + s * 8, ((it / Stages) & 1) ^ 1);
-      const unsigned stage = smem + s * Tile::kStageBytes;
-      if (copy_a && a_mn) {
+  for_each_stage<Tile, UnitGroup>(M, N, k_blocks, [&](int s, unsigned parity, int tm, int tn, int kb) {
+    mbar_wait_at(empty + s * 8, parity);
+    const unsigned stage = smem + s * Tile::kStageBytes;
+    if (copy_a && a_mn) {
 #pragma unroll 1
-        for (int j = 0; j < BM / 64; ++j) {
-          copy_box_swizzled<64>(stage + j * Tile::kBBlockBytes, a_raw, a_pitch, a_inner, a_outer,
-                                (tm * BM + j * 64) * kT, kb * kBK, lt);
-        }
-      } else if (copy_a) {
-        copy_box_swizzled<BM>(stage, a_raw, a_pitch, a_inner, a_outer, kb * kSwizzleBytes, tm * BM, lt);
+      for (int j = 0; j < BM / 64; ++j) {
+        copy_box_swizzled<64>(stage + j * Tile::kBBlockBytes, a_raw, a_pitch, a_inner, a_outer,
+                              (tm * BM + j * 64) * kT, kb * kBK, lt);
       }
-      if (copy_b) {
-        if constexpr (BKMajor) {
-          copy_box_swizzled<BN>(stage + Tile::kABytes, b_raw, b_pitch, b_inner, b_outer, kb * kSwizzleBytes,
-                                tn * BN, lt);
-        } else {
-#pragma unroll 1
-          for (int j = 0; j < BN / 64; ++j) {
-            copy_box_swizzled<64>(stage + Tile::kABytes + j * Tile::kBBlockBytes, b_raw, b_pitch, b_inner,
-                                  b_outer, (tn * BN + j * 64) * kT, kb * kBK, lt);
-          }
-        }
-      }
-      cp_async_arrive_noinc(full + s * 8);
+    } else if (copy_a) {
+      copy_box_swizzled<BM>(stage, a_raw, a_pitch, a_inner, a_outer, kb * kSwizzleBytes, tm * BM, lt);
     }
-  }
+    if (copy_b) {
+      if constexpr (BKMajor) {
+        copy_box_swizzled<BN>(stage + Tile::kABytes, b_raw, b_pitch, b_inner, b_outer, kb * kSwizzleBytes,
+                              tn * BN, lt);
+      } else {
+#pragma unroll 1
+        for (int j = 0; j < BN / 64; ++j) {
+          copy_box_swizzled<64>(stage + Tile::kABytes + j * Tile::kBBlockBytes, b_raw, b_pitch, b_inner,
+                                b_outer, (tn * BN + j * 64) * kT, kb * kBK, lt);
+        }
+      }
+    }
+    cp_async_arrive_noinc(full + s * 8);
+  });
   asm volatile("cp.async.wait_all;" ::: "memory");   // no copy thread leaves with its copies in flight
 }
 
@@ -643,43 +650,34 @@ __device__ __forceinline__ void copy_producer_tma_part(unsigned char* smem, unsi
                                                        bool tma_a_part) {
   constexpr int BM = Tile::BM;
   constexpr int BN = Tile::BN;
-  constexpr int Stages = Tile::Stages;
   constexpr int kBlockK = kSwizzleBytes / static_cast<int>(sizeof(T));
-  const int m_tiles = (M + BM - 1) / BM;   // one-block tiles: units are tiles
-  const int n_tiles = (N + BN - 1) / BN;
   const int k_blocks = (K + kBlockK - 1) / kBlockK;
-  int it = 0;
-  for (int unit = blockIdx.x; unit < m_tiles * n_tiles; unit += gridDim.x) {
-    int tm, tn;
-    tile_coords<UnitGroup>(unit, m_tiles, n_tiles, tm, tn);
-    for (int kb = 0; kb < k_blocks; ++kb, ++it) {
-      const int s = it % Stages;
-      mbar_wait(&empty[s], ((it / Stages) & 1) ^ 1);
-      unsigned char* stage = smem + s * Tile::kStageBytes;
-      if (tma_a_part) {
-        mbar_arrive_expect_tx(&full[s], Tile::kABytes);
-        if (a_mn) {
+  for_each_stage<Tile, UnitGroup>(M, N, k_blocks, [&](int s, unsigned parity, int tm, int tn, int kb) {
+    mbar_wait(&empty[s], parity);
+    unsigned char* stage = smem + s * Tile::kStageBytes;
+    if (tma_a_part) {
+      mbar_arrive_expect_tx(&full[s], Tile::kABytes);
+      if (a_mn) {
 #pragma unroll
-          for (int j = 0; j < BM / 64; ++j) {
-            tma_load_2d(stage + j * Tile::kBBlockBytes, &tma_a, tm * BM + j * 64, kb * kBK, &full[s]);
-          }
-        } else {
-          tma_load_2d(stage, &tma_a, kb * kBlockK, tm * BM, &full[s]);
+        for (int j = 0; j < BM / 64; ++j) {
+          tma_load_2d(stage + j * Tile::kBBlockBytes, &tma_a, tm * BM + j * 64, kb * kBK, &full[s]);
         }
       } else {
-        mbar_arrive_expect_tx(&full[s], Tile::kBBytes);
-        if constexpr (BKMajor) {
-          tma_load_2d(stage + Tile::kABytes, &tma_b, kb * kBlockK, tn * BN, &full[s]);
-        } else {
+        tma_load_2d(stage, &tma_a, kb * kBlockK, tm * BM, &full[s]);
+      }
+    } else {
+      mbar_arrive_expect_tx(&full[s], Tile::kBBytes);
+      if constexpr (BKMajor) {
+        tma_load_2d(stage + Tile::kABytes, &tma_b, kb * kBlockK, tn * BN, &full[s]);
+      } else {
 #pragma unroll
-          for (int j = 0; j < BN / 64; ++j) {
-            tma_load_2d(stage + Tile::kABytes + j * Tile::kBBlockBytes, &tma_b, tn * BN + j * 64, kb * kBK,
-                        &full[s]);
-          }
+        for (int j = 0; j < BN / 64; ++j) {
+          tma_load_2d(stage + Tile::kABytes + j * Tile::kBBlockBytes, &tma_b, tn * BN + j * 64, kb * kBK,
+                      &full[s]);
         }
       }
     }
-  }
+  });
 }
 
 template <class Tile, class Epi, class T, class OutT, bool BSwapOffsets, bool BKMajor>

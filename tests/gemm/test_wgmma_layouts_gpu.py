@@ -11,7 +11,7 @@ import pytest
 
 from fraglab.gemm import wgmma
 from fraglab.gemm.reference import ACT_KINDS, BIAS_MODES, check_result, reference_gemm
-from gemm_operands import host_d, poisoned_outputs, random_operands
+from gemm_operands import assert_matches_reference, poisoned_outputs, random_operands
 
 pytestmark = pytest.mark.gpu
 
@@ -76,15 +76,9 @@ def run_case(cp, m, n, k, dtype, *, act="relu", bias_mode="per_n", beta=0.0, sav
     wgmma.launch(spec, a, b, d, c=None if c is None else cp.asarray(c), bias=None if bias is None else cp.asarray(bias),
                  z=z, alpha=alpha, beta=beta, leaky_slope=leaky_slope, grid=grid)
     cp.cuda.runtime.deviceSynchronize()
-    d_ref, z_ref = reference_gemm(a64, b64, c=c, bias=bias, bias_mode=bias_mode, act=act, alpha=alpha, beta=beta,
-                                  leaky_slope=leaky_slope)
-    ok, max_abs, rel = check_result(host_d(d, out_dtype), d_ref, dtype, z_ref=z_ref if save_z else None,
-                                    out_dtype=out_dtype)
     where = f"{m}x{n}x{k} {dtype} {act} {bias_mode} tile {spec.tile} A {a_order} B {b_order} D {out_dtype}"
-    assert ok, f"D: max abs {max_abs:.3e}, rel {rel:.3e} ({where})"
-    if save_z:
-        ok, max_abs, rel = check_result(z.get(), z_ref, dtype)
-        assert ok, f"Z: max abs {max_abs:.3e}, rel {rel:.3e} ({where})"
+    assert_matches_reference(d, z, a64, b64, c, bias, dtype=dtype, out_dtype=out_dtype, bias_mode=bias_mode, act=act,
+                             alpha=alpha, beta=beta, leaky_slope=leaky_slope, where=where)
 
 
 @pytest.mark.parametrize("dtype", wgmma.DTYPES)

@@ -1,6 +1,7 @@
 """Random operands of the GEMM GPU tests (tests/gemm/): A and B on the device as f16 or bf16 with their exact
 float64 host copies, the bias a bias mode takes and C where beta is set (host float32), and D and Z poisoned
-(NaN in every type) before a launch, so an element the kernel never writes fails the check."""
+(NaN in every type) before a launch, so an element the kernel never writes fails the check; and the one check
+of a launch's D (and Z) against the float64 reference of the same operands."""
 
 from __future__ import annotations
 
@@ -71,3 +72,19 @@ def host_d(d, out_dtype):
     """D copied to the host as float32 values (a bf16 D's bits decoded)."""
     got = d.get()
     return bf16_values(got) if out_dtype == "bf16" else got.astype(np.float32)
+
+
+def assert_matches_reference(d, z, a64, b64, c, bias, *, dtype, out_dtype, bias_mode, act, alpha, beta,
+                             leaky_slope, where):
+    """D (and Z where one was saved) within the accumulation tolerance of the float64 reference; `where` names the
+    case in the failure message."""
+    from fraglab.gemm.reference import check_result, reference_gemm
+
+    d_ref, z_ref = reference_gemm(a64, b64, c=c, bias=bias, bias_mode=bias_mode, act=act, alpha=alpha, beta=beta,
+                                  leaky_slope=leaky_slope)
+    ok, max_abs, rel = check_result(host_d(d, out_dtype), d_ref, dtype, z_ref=None if z is None else z_ref,
+                                    out_dtype=out_dtype)
+    assert ok, f"D: max abs {max_abs:.3e}, rel {rel:.3e} ({where})"
+    if z is not None:
+        ok, max_abs, rel = check_result(z.get(), z_ref, dtype)
+        assert ok, f"Z: max abs {max_abs:.3e}, rel {rel:.3e} ({where})"
