@@ -13,7 +13,7 @@ the schedule gave before 128x192 existed, a column-major A, and the operands at 
 chunks for each operand whose rows are 16 but not 32 bytes aligned) on the candidate tiles, the operands at 128-byte
 pitches (A and B only, and A, B and D), and with --head the kernel source given (e.g. `git show
 HEAD:kernels/gemm/wgmma.cu` of before the copy loader, launched with its own parameters) on the scheduled spec.
-Device: bash benchmarks/wgmma_copy_loader_device.sh [KERNEL.cu] runs it with the copy loader's tests and sanitizers.
+Device: HEAD_KERNEL=KERNEL.cu bash scripts/device.sh copy_loader runs it with the copy loader's tests and sanitizers.
 """
 import json
 import sys

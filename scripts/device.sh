@@ -15,6 +15,8 @@
 #   capture   `fraglab atlas capture` of every family, then `fraglab atlas diff` with the bundled atlas (gzip in $OUT)
 #   bench     `fraglab peak` (burst and sustained), `fraglab gemm --wgmma|--wmma|--simt --bench` (JSON and plot in
 #             $OUT), the awkward shapes (benchmarks/wgmma_suite.py), the per-call cost (benchmarks/gemm_call_cost.py)
+#   copy_loader  the wgmma copy loader's GPU tests, memcheck/racecheck/synccheck over its launches, its timings
+#             against the TMA path (benchmarks/wgmma_ragged.py --loaders; HEAD_KERNEL=FILE.cu times an older kernel beside)
 #   sass      registers, spills and SASS counts of the GEMM kernels (benchmarks/wgmma_sass.py, scripts/wmma_sass.py)
 #   skinny    the skinny GEMM's GPU tests (and the GEMM road's), compute-sanitizer memcheck/racecheck/synccheck
 #             (benchmarks/skinny_sanitize.py), the decode shapes against wgmma and torch (benchmarks/skinny_decode.py)
@@ -76,6 +78,19 @@ stage_sanitize() {
     done
 }
 
+stage_copy_loader() {
+    # the wgmma copy loader (issue 25 item 1; asked for by name only): its GPU tests, the three sanitizers over its
+    # launches, its timings against the TMA path (HEAD_KERNEL: an older kernels/gemm/wgmma.cu timed beside)
+    step pytest_copy_loader 240 python3 -m pytest -q -m gpu -p no:cacheprovider -n "$JOBS" --timeout 200 -rfE \
+        --tb=short tests/gemm/test_wgmma_copy_loader_gpu.py
+    for tool in memcheck racecheck synccheck; do
+        step "${tool}_copy_loader" 120 $SAN --tool "$tool" --report-api-errors no python3 benchmarks/wgmma_sanitize.py \
+            --copy-only
+    done
+    step bench_copy_loader 200 python3 benchmarks/wgmma_ragged.py --loaders "$OUT/loaders.json" \
+        ${HEAD_KERNEL:+--head "$HEAD_KERNEL"}
+}
+
 stage_probes() {
     step ptx_mma_probes 300 python3 scripts/ptx_mma_device.py --out "$OUT/ptx_mma.json"
     step verify 300 python3 -m fraglab verify
@@ -125,7 +140,7 @@ stages=("$@")
 [ ${#stages[@]} -eq 0 ] && stages=(tests sanitize)
 for name in "${stages[@]}"; do
     if ! declare -F "stage_$name" >/dev/null; then
-        echo "device.sh: invalid stage '$name': valid stages are env, tests, tests_wgmma, tests_rest, sanitize, probes, capture, bench, sass, skinny" >&2
+        echo "device.sh: invalid stage '$name': valid stages are env, tests, tests_wgmma, tests_rest, sanitize, copy_loader, probes, capture, bench, sass, skinny" >&2
         exit 2
     fi
 done
