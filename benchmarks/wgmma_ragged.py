@@ -14,6 +14,9 @@ chunks for each operand whose rows are 16 but not 32 bytes aligned) on the candi
 pitches (A and B only, and A, B and D), and with --head the kernel source given (e.g. `git show
 HEAD:kernels/gemm/wgmma.cu` of before the copy loader, launched with its own parameters) on the scheduled spec.
 Device: HEAD_KERNEL=KERNEL.cu bash scripts/device.sh copy_loader runs it with the copy loader's tests and sanitizers.
+--clusters OUT.json [SHAPE ...] [--names]: each shape on clusters of two (128x256c2, 128x192c2, 128x128c2; small
+shapes the 64-row and 128x128 tiles) and one-block tiles beside the schedule's choice; --names: which kernels
+torch.mm and torch._addmm_activation run (cuBLAS's tile, cluster and split-K are in the names).
 """
 import json
 import sys
@@ -231,8 +234,61 @@ def loaders() -> dict:
     return {"road": result, "variants": variants}
 
 
+CLUSTER_TILES = ("128x256c2", "128x192c2", "128x128c2")
+SMALL_TILES = ("128x128", "128x128c2", "64x128p", "64x128pc2", "64x64p", "64x64pc2", "128x64")
+CUBLAS_SHAPES = [(3000, 3000, 3000), (5000, 3000, 2000), (1000, 1000, 1000), (4095, 4096, 4096), (8, 4096, 4096),
+                 (32, 4096, 4096), (64, 4096, 4096), (128, 4096, 4096), (128, 4096, 14336)]
+
+
+def cublas_kernels() -> dict:
+    """Which kernels torch.mm and torch._addmm_activation launch per shape (B row-major and column-major): the
+    names carry cuBLAS's tile, cluster and split-K choice."""
+    from torch.profiler import ProfilerActivity, profile
+
+    names = {}
+    for m, n, k in CUBLAS_SHAPES:
+        a = torch.rand(m, k, device="cuda").half()
+        for order, b in (("C", torch.rand(k, n, device="cuda").half()),
+                         ("F", torch.rand(n, k, device="cuda").half().t())):
+            bias = torch.rand(n, device="cuda").half()
+            for label, fn in (("torch.mm", lambda: torch.mm(a, b)),
+                              ("addmm_act", lambda: torch._addmm_activation(bias, a, b))):
+                fn()
+                torch.cuda.synchronize()
+                with profile(activities=[ProfilerActivity.CUDA]) as prof:
+                    fn()
+                    torch.cuda.synchronize()
+                kernels = sorted({e.key for e in prof.key_averages() if e.device_type.name == "CUDA"})
+                names[f"{m}x{n}x{k} B {order} {label}"] = kernels
+                print(f"  {m}x{n}x{k} B {order} {label:9s} {' | '.join(kernels)}", flush=True)
+    return names
+
+
+def clusters() -> dict:
+    """The shapes given (MxNxK after the JSON path; default SHAPES) on clusters of two (B crosses from L2 to the SMs
+    once per cluster) and one-block tiles against the schedule's tile, both L2 promotions where rows are misaligned;
+    with --names, the kernels cuBLAS runs for CUBLAS_SHAPES."""
+    gpu.cupy()
+    variants = {}
+    for m, n, k in [tuple(int(v) for v in a.split("x")) for a in sys.argv[3:] if "x" in a] or SHAPES:
+        sets, a, b, bias, b16, d = operand_sets(m, n, k)
+        now = spec(m, n, k)
+        fns = {f"scheduled {now.tile}/{now.l2_promotion}": bound(now, a, b, d, bias)}
+        small = m * n <= 4e6
+        tiles = SMALL_TILES if small else CLUSTER_TILES + ("128x256", "128x192")
+        for t in tiles:
+            for promo in ("none", "128B") if (2 * k) % 32 else ("256B",):
+                fns[f"{t}/{promo}"] = bound(spec(m, n, k, t, promo), a, b, d, bias)
+        variants[f"{m}x{n}x{k}"] = timed(m, n, k, sets, a, b, b16, fns)
+        del a, b, d, fns
+        torch.cuda.empty_cache()
+    return {"variants": variants, "cublas_kernels": cublas_kernels() if "--names" in sys.argv else None}
+
+
 if __name__ == "__main__":
-    if sys.argv[1] == "--final":
+    if sys.argv[1] == "--clusters":
+        Path(sys.argv[2]).write_text(json.dumps(clusters(), indent=1, default=str))
+    elif sys.argv[1] == "--final":
         Path(sys.argv[2]).write_text(json.dumps(final(), indent=1, default=str))
     elif sys.argv[1] == "--loaders":
         Path(sys.argv[2]).write_text(json.dumps(loaders(), indent=1, default=str))

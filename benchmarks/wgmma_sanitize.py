@@ -2,7 +2,8 @@
 and K, a staged bias, C and Z; staged stores also from a grid of one block (one cluster), so the bias and store
 buffers are reused from tile to tile; a column-major (K-major) B on the one-block tiles, e4m3 inputs (also with
 a scale per row of A and per column of B), the schedule's picks with L2 promotion off, a column-major A (MN-major
-loads, imm-trans-a) and the ragged-shape tiles (128x192, 256x128, 64x128p). Exits 1 if a result is wrong.
+loads, imm-trans-a) and the ragged-shape tiles (128x192, 256x128, 64x128p; clusters of two on 128x192, 64x64p and
+64x128p, a K-major B multicast). Exits 1 if a result is wrong.
 
 Usage (device): compute-sanitizer --tool racecheck python3 benchmarks/wgmma_sanitize.py [--layouts-only | --copy-only]
 (--layouts-only: the column-major A and ragged-tile cases alone; --copy-only: the copy loader's cases alone: cp.async
@@ -40,6 +41,12 @@ def main() -> int:
     layouts += [(t, "f16", "tma", bo, "C") for t, bo in (("128x192", "C"), ("128x192", "F"), ("256x128", "C"),
                                                           ("64x128p", "C"))]
     layouts += [("128x192", "f32", "direct", "C", "C")]
+    # clusters of two on 128x192 and the small-N tiles: B's 64-column blocks multicast by alternate blocks (row-major
+    # B) or a K-major B whole by the first block
+    layouts += [(t, o, st, bo, "C") for t, o, st in (("128x192c2", "f16", "tma"), ("64x64p", "f32", "direct"),
+                                                    ("64x64pc2", "f16", "tma"), ("64x128pc2", "f16", "direct"),
+                                                    ("128x256c2", "f32", "tma"), ("128x128pc2", "f16", "tma"))
+                for bo in ("C", "F")]
     # the copy loader (loads of A and B last): the schedule's tiles for misaligned rows, one operand on TMA too
     copies = [(t, o, "tma", bo, ao, loads) for t, o, bo, ao, loads in (
         ("128x192", "f16", "C", "C", ("copy", "copy")), ("128x192", "f32", "F", "C", ("tma", "copy")),

@@ -111,6 +111,9 @@ TILES: dict[str, TileConfig] = {
     "128x128": TileConfig(128, 128, 6),
     "128x64": TileConfig(128, 64, 8),
     "64x256p": TileConfig(64, 256, 5, pingpong=True),
+    "128x192c2": TileConfig(128, 192, 4, 16, cluster_m=2),
+    "64x128pc2": TileConfig(64, 128, 7, pingpong=True, cluster_m=2),
+    "64x64p": TileConfig(64, 64, 12, pingpong=True),
 }
 EXPERIMENTAL_TILES: dict[str, TileConfig] = {
     "128x128p": TileConfig(128, 128, 6, pingpong=True),
@@ -126,9 +129,10 @@ EXPERIMENTAL_TILES: dict[str, TileConfig] = {
     "128x128pc2": TileConfig(128, 128, 6, pingpong=True, cluster_m=2),
     "64x128p": TileConfig(64, 128, 7, pingpong=True),
     "256x128": TileConfig(256, 128, 4, 16),
+    "64x64pc2": TileConfig(64, 64, 12, pingpong=True, cluster_m=2),
 }
 ALL_TILES = {**TILES, **EXPERIMENTAL_TILES}
-SIXTEEN_BIT_TILES = ("128x192",)   # launcher tiles the schedule gives f16 / bf16 inputs only
+SIXTEEN_BIT_TILES = ("128x192", "128x192c2", "64x128pc2", "64x64p")   # launcher tiles for f16 / bf16 inputs only
 # How the MN-major B descriptor's two byte offsets are assigned (see BDescOffsets in wgmma.cu):
 # False: leading = stride between 64-column blocks, stride = between 8-row swizzle atoms.
 B_SWAP_OFFSETS = False
@@ -168,9 +172,6 @@ class WgmmaKernelSpec:
         if self.scaled and self.dtype not in FP8_DTYPES:
             raise ValueError(f"row and column scales (scaled) are for {', '.join(FP8_DTYPES)} inputs; "
                              f"{self.dtype} takes its scale in alpha")
-        if self.b_order == "F" and self.tile_config.cluster_m > 1:
-            raise ValueError(f"tile {self.tile!r} multicasts halves of an MN-major B: a column-major B needs a "
-                             f"one-block tile")
         if "copy" in (self.a_load, self.b_load) and self.tile_config.cluster_m > 1:
             raise ValueError(f"tile {self.tile!r} multicasts B: the copy loader (a_load / b_load 'copy') needs a "
                              f"one-block tile")

@@ -40,8 +40,9 @@ constexpr int kConsumerRegs = 232;
 // on every tile, BM / 2 rows each. Ping-pong: each warpgroup owns every other tile whole, so one warpgroup's
 // epilogue runs while the other one's wgmma keep the tensor cores busy. A warpgroup covers its rows with
 // kMmaM m64 instructions per k16 step.
-// ClusterM = 2: two blocks of a cluster take vertically adjacent tiles (same columns of B); each loads half of B's
-// K-block and multicasts it to both, halving the L2 -> SM traffic of B. With ping-pong, consumer c of both blocks
+// ClusterM = 2: two blocks of a cluster take vertically adjacent tiles (same columns of B); block `rank` loads B's
+// 64-column blocks j with j % 2 == rank (an MN-major B) or, for a K-major B (one box), block 0 loads it whole, and
+// multicasts them to both: B crosses from L2 to the SMs once per cluster. With ping-pong, consumer c of both blocks
 // reads the same stages (both blocks walk the same units), so a stage's empty barrier counts the 4 warps of each.
 // StagedStore: D leaves through shared memory: each consumer writes its rows, 128 bytes of each at a time, into a
 // 128B-swizzled buffer, and one TMA store per buffer writes it to global memory (clipped at the edges).
@@ -85,7 +86,6 @@ struct WgmmaTile {
   static_assert(kSmemBytes <= 227 * 1024, "too much shared memory for one block");
   static_assert(ClusterM == 1 || ClusterM == 2, "clusters of one or two blocks along M");
   static_assert(kBiasBytes % 1024 == 0, "the store buffers after the bias stay 1024-byte aligned");
-  static_assert((BN / 64) % ClusterM == 0, "each block of a cluster multicasts whole 64-column blocks of B");
 };
 
 __device__ __forceinline__ void mbar_init(unsigned long long* bar, unsigned count) {
@@ -701,7 +701,6 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
   constexpr int kSteps = kSwizzleBytes / 32;
   static_assert(sizeof(T) == 2 || BKMajor, "8-bit operands are K-major only: B comes column-major");
   static_assert(wgmma_acc::kPairsAdjacent, "the epilogue stores slot pairs (2j, 2j+1) as one float2");
-  static_assert(!BKMajor || ClusterM == 1, "a K-major B is loaded whole by each block (no multicast halves)");
   extern __shared__ unsigned char smem_raw[];
   // 128B-swizzle atoms need 1024-byte aligned tiles; dynamic shared memory only promises 16.
   const unsigned raw = smem_u32(smem_raw);
@@ -815,16 +814,21 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
           } else if (has_rows) {
             tma_load_2d(stage, &tma_a, kb * kBlockK, tm * BM, &full[s]);
           }
-          if constexpr (BKMajor) {
+          if constexpr (BKMajor && ClusterM == 1) {
             // B given as N x K (row-major): one (BN rows, K64) box, laid out like A
             tma_load_2d(stage + Tile::kABytes, &tma_b, kb * kBlockK, tn * BN, &full[s]);
+          } else if constexpr (BKMajor) {
+            if (rank == 0) {
+              tma_load_2d_multicast(stage + Tile::kABytes, &tma_b, kb * kBlockK, tn * BN, &full[s],
+                                    static_cast<unsigned short>((1u << ClusterM) - 1));
+            }
           }
 #pragma unroll
           for (int j = 0; j < (BKMajor ? 0 : BN / 64); ++j) {
             unsigned char* dst = stage + Tile::kABytes + j * Tile::kBBlockBytes;
             if constexpr (ClusterM == 1) {
               tma_load_2d(dst, &tma_b, tn * BN + j * 64, kb * kBK, &full[s]);
-            } else if (j / (BN / 64 / ClusterM) == rank) {
+            } else if (j % ClusterM == rank) {
               tma_load_2d_multicast(dst, &tma_b, tn * BN + j * 64, kb * kBK, &full[s],
                                     static_cast<unsigned short>((1u << ClusterM) - 1));
             }

@@ -28,14 +28,12 @@ def test_rule_skinny_split_k_takes_decode_m(m):
     assert schedule.choose_kernel(m, 4096, 4096, "f16", "F", "f16", a_order="F") == "wgmma"
 
 
-def test_rule_skinny_split_k_past_32_rows_only_where_wgmma_has_few_tiles():
-    # M 64, N 4096: 16 tiles of 64x256p (measured 29.0 us against the skinny GEMM's 26.5); N 11008: 43 tiles (40.0
-    # against 44.1); M 128 never (232.0 against 128x128's 92.8 at 11008^2)
-    assert schedule.choose_kernel(64, 4096, 14336) == "skinny"
-    assert schedule.choose_kernel(33, 4104, 4096) == "wgmma"      # 17 tiles
-    assert schedule.choose_kernel(64, 11008, 4096) == "wgmma"
-    assert schedule.choose_kernel(65, 4096, 4096) == "wgmma"
-    assert schedule.choose_kernel(128, 4096, 14336) == "wgmma"
+def test_rule_skinny_split_k_stops_at_32_rows():
+    # M 64, N 4096: the wgmma kernel's 64x64p (64 tiles) 19.8 us against the skinny GEMM's 26.1 (H200, B
+    # column-major); M 128: 232.0 against 128x128's 92.8 at 11008^2 (H100)
+    assert schedule.choose_kernel(32, 4096, 4096) == "skinny"
+    for m, n in ((33, 4104), (64, 4096), (64, 14336), (64, 11008), (65, 4096), (128, 4096)):
+        assert schedule.choose_kernel(m, n, 4096) == "wgmma", (m, n)
 
 
 def test_layout_for_takes_the_8_warp_grid_only_for_one_share_of_a_column_major_b():
@@ -54,7 +52,7 @@ def test_layout_for_takes_the_8_warp_grid_only_for_one_share_of_a_column_major_b
 
 def test_the_wgmma_schedule_is_left_as_it_was():
     # choose_kernel comes first; the wgmma tile table still answers for every M (forced tiles, M > 128)
-    assert schedule.choose(16, 4096, 4096, "f16", "F", "f16").tile == "64x256p"
+    assert schedule.choose(16, 14336, 4096, "f16", "F", "f16").tile == "64x256p"
     assert schedule.SKINNY_RULE not in schedule.RULES
 
 

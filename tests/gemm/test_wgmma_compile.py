@@ -133,8 +133,8 @@ def test_spec_rejects_bad_choices_naming_them():
 def test_choose_tile_by_waves():
     assert wgmma.choose_tile(8192, 8192, 132) == "128x256"     # 2048 tiles: 15 waves
     assert wgmma.choose_tile(2048, 2048, 132) == "128x256"     # 128 tiles: 0.97 of a wave
-    assert wgmma.choose_tile(1024, 1024, 132) == "128x128"     # 64 tiles of 128x128 beat 128 of 128x64 (schedule)
-    assert wgmma.choose_tile(128, 4096, 132) == "128x64"       # 32 tiles of 128x128: a quarter wave
+    assert wgmma.choose_tile(1024, 1024, 132) == "128x64"      # 128 tiles of 128x64 fit one wave (schedule)
+    assert wgmma.choose_tile(128, 4096, 132) == "64x64p"       # 32 tiles of 128x128: a quarter wave
 
 
 def test_tensor_core_kernel_rules():

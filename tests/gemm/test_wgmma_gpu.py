@@ -78,7 +78,7 @@ def run_case(cp, m, n, k, dtype, *, act="none", bias_mode="none", beta=0.0, save
 SIZES = [(1, 8, 8), (7, 24, 40), (131, 136, 72), (257, 264, 1000), (997, 520, 8), (300, 1032, 200), (128, 256, 64)]
 TEST_TILES = tuple(dict.fromkeys((*wgmma.TILES, "128x128p", "64x256p", "128x256c2", "128x128c2", "64x256pc2",
                                   "128x128pc2")))
-COLUMN_B_TILES = tuple(t for t in TEST_TILES if wgmma.ALL_TILES[t].cluster_m == 1)   # clusters multicast B's halves
+COLUMN_B_TILES = TEST_TILES   # a cluster's first block multicasts a K-major B whole
 # e4m3: K a multiple of 16 (rows of K bytes); M any
 FP8_SIZES = [(1, 8, 16), (131, 136, 64), (257, 264, 1024), (300, 1032, 208), (997, 520, 16), (128, 256, 128)]
 
@@ -144,7 +144,7 @@ def test_column_major_b(cp, m, n, k, dtype, tile):
 @pytest.mark.parametrize("tile", COLUMN_B_TILES)
 def test_one_block_walks_many_tiles_with_a_column_major_b(cp, tile, bias_mode, out_dtype):
     run_case(cp, 1100, 520, 136, "bf16", act="gelu", bias_mode=bias_mode, beta=0.5, save_z=True, seed=6, tile=tile,
-             grid=1, out_dtype=out_dtype, b_order="F")
+             grid=wgmma.ALL_TILES[tile].cluster_m, out_dtype=out_dtype, b_order="F")
 
 
 @pytest.mark.parametrize("tile", COLUMN_B_TILES)

@@ -1,5 +1,6 @@
 """The wgmma GEMM's column-major A (imm-trans-a: A loaded as (K64, M64) boxes of its K x M rows) and the tiles
-added for ragged shapes (128x192: wgmma n192; 256x128; 64x128p), on an sm_90 GPU against the float64 reference
+added for ragged shapes and small N (128x192: wgmma n192; 256x128; 64x128p; 64x64p; clusters of two on 128x192,
+64x64p and 64x128p, B's 64-column blocks multicast by alternate blocks, a K-major B by the first), on an sm_90 GPU against the float64 reference
 (marked gpu; skipped with the reason otherwise). Outputs are poisoned (NaN) before every launch, inputs are
 fresh random values. A column-major A's rows in memory are M long, so M is a multiple of 8 where it is one.
 """
@@ -19,17 +20,12 @@ pytestmark = pytest.mark.gpu
 SIZES = [(8, 24, 40), (136, 136, 72), (264, 264, 1000), (1000, 520, 8), (304, 1032, 200), (128, 256, 64)]
 # row-major A: any M
 ODD_SIZES = [(1, 8, 8), (7, 24, 40), (131, 136, 72), (257, 264, 1000), (997, 520, 8), (300, 1032, 200)]
-NEW_TILES = ("128x192", "256x128", "64x128p")
+NEW_TILES = ("128x192", "256x128", "64x128p", "128x192c2", "64x64p", "64x64pc2", "64x128pc2")
 A_TILES = ("128x256", "128x192", "128x128", "128x64", "64x256p", "64x128p", "256x128", "128x256c2")
 COMBOS = list(itertools.product(ACT_KINDS, BIAS_MODES))
 
 
-def _orders(tile):
-    """B's orders a tile takes (clusters multicast halves of a row-major B)."""
-    return wgmma.B_ORDERS if wgmma.ALL_TILES[tile].cluster_m == 1 else ("C",)
-
-
-A_CASES = [(t, o) for t in A_TILES for o in _orders(t)]
+A_CASES = [(t, o) for t in A_TILES for o in wgmma.B_ORDERS]
 
 
 def _combo(i):
@@ -37,7 +33,7 @@ def _combo(i):
     tiles = [t for t in (*NEW_TILES, "128x256", "64x256p")]
     tile = tiles[i % len(tiles)]
     return dict(act=act, bias_mode=bias_mode, beta=0.75 if i % 2 else 0.0, save_z=bool(i % 2),
-                dtype=wgmma.DTYPES[(i // 2) % 2], tile=tile, b_order=_orders(tile)[(i // 3) % len(_orders(tile))],
+                dtype=wgmma.DTYPES[(i // 2) % 2], tile=tile, b_order=wgmma.B_ORDERS[(i // 3) % 2],
                 out_dtype=("f32", "f16", "bf16")[i % 3])
 
 
@@ -55,7 +51,7 @@ def precompiled(cp, sm90):
     from fraglab.runtime import gpu
 
     specs = [_spec(dt, 8, 8, 8, tile=t, b_order=o) for dt in wgmma.DTYPES for t, o in A_CASES]
-    specs += [_spec(dt, 8, 8, 8, tile=t, b_order=o) for dt in wgmma.DTYPES for t in NEW_TILES for o in _orders(t)]
+    specs += [_spec(dt, 8, 8, 8, tile=t, b_order=o) for dt in wgmma.DTYPES for t in NEW_TILES for o in wgmma.B_ORDERS]
     for i in range(len(COMBOS)):
         c = _combo(i)
         specs.append(_spec(c.pop("dtype"), 8, 8, 8, **c))
@@ -105,10 +101,12 @@ def test_ragged_tiles(cp, m, n, k, dtype, tile, b_order):
     run_case(cp, m, n, k, dtype, seed=m * 5 + n + k, tile=tile, b_order=b_order)
 
 
+@pytest.mark.parametrize("b_order", wgmma.B_ORDERS)
 @pytest.mark.parametrize("tile", NEW_TILES)
-def test_one_block_walks_many_tiles_on_the_ragged_tiles(cp, tile):
+def test_one_block_walks_many_tiles_on_the_ragged_tiles(cp, tile, b_order):
+    """One persistent block (one cluster) walks every tile; a cluster's last unit has a block with no rows."""
     run_case(cp, 1100, 520, 136, "bf16", act="gelu", bias_mode="per_m", beta=0.5, save_z=True, seed=6, tile=tile,
-             grid=1, out_dtype="f16")
+             grid=wgmma.ALL_TILES[tile].cluster_m, out_dtype="f16", b_order=b_order)
 
 
 @pytest.mark.parametrize("a_order", ("C", "F"))

@@ -22,32 +22,60 @@ def test_rules_are_named_and_every_choice_is_a_launcher_tile():
 
 @pytest.mark.parametrize("m", [1, 8, 16, 32, 64])
 def test_rule_one_row_tile_for_decode_m(m):
-    for n, k in ((4096, 4096), (14336, 4096), (4096, 14336), (11008, 4096)):
+    # N 4096: 64 tiles of 64x64 fit one wave (more SMs stream the weight; 19.8 us against 64x256p's 28.4 at M 64)
+    for k in (4096, 14336):
+        s = schedule.choose(m, 4096, k, "f16", "F", "f16")
+        assert (s.tile, s.rule, s.l2_promotion) == ("64x64p", "one_row_tile", "256B")
+    # N 11008 / 14336: 172 / 224 tiles of 64x64 would be two waves; 64x256p's 43 / 56 stream the weight once
+    for n, k in ((14336, 4096), (11008, 4096)):
         s = schedule.choose(m, n, k, "f16", "F", "f16")
         assert (s.tile, s.rule, s.l2_promotion) == ("64x256p", "one_row_tile", "256B")
+    assert schedule.choose(m, 4096, 4096, "e4m3", "F", "f16").tile == "64x256p"   # 64x64p: 16-bit inputs only
     # 65 rows are two 64-row tiles: the rule stops at one
     assert schedule.choose(65, 4096, 4096).rule != "one_row_tile"
 
 
-def test_rule_sector_misaligned_rows_turns_promotion_off_and_keeps_the_big_tile():
+def test_rule_sector_misaligned_rows_turns_promotion_off_and_takes_a_cluster_of_two():
     # 3000 f16 elements are 6000 bytes: 16-byte aligned (TMA takes it), not 32 (every other row starts mid-sector)
     assert schedule.row_pitches(3000, 3000, 3000, "f16", "C", "f16") == (6000, 6000, 6000)
-    s = schedule.choose(3000, 3000, 3000, "f16", "C", "f16")
-    # 128x192: 384 tiles, 2.91 waves (measured 419 against 128x256's 386 with promotion off)
-    assert (s.tile, s.rule, s.l2_promotion) == ("128x192", "sector_misaligned_rows", "none")
-    assert schedule.choose(3000, 3000, 3000, "e4m3", "F", "f16").tile == "128x256"   # n192 unmeasured for fp8
-    s = schedule.choose(5000, 3000, 2000, "f16", "C", "f16")   # 480 tiles of 128x256 (466), 640 of 128x192 (459)
-    assert (s.tile, s.rule) == ("128x256", "sector_misaligned_rows")
-    s = schedule.choose(1000, 1000, 1000, "f16", "C", "f16")   # 64 tiles of 128x128 (169), 48 of 128x192 (148)
-    assert (s.tile, s.rule) == ("128x128", "sector_misaligned_rows")
+    for order in ("C", "F"):
+        # 3000^3: 192 units of two 128x192 tiles, 2.91 waves of 66 clusters (637 against 128x256's 447)
+        s = schedule.choose(3000, 3000, 3000, "f16", order, "f16")
+        assert (s.tile, s.rule, s.l2_promotion) == ("128x192c2", "sector_misaligned_rows", "none")
+        s = schedule.choose(5000, 3000, 2000, "f16", order, "f16")   # 637 against 128x256's 545
+        assert (s.tile, s.rule) == ("128x192c2", "sector_misaligned_rows")
+        # 1000^3: 64 tiles of 128x128 fit one wave; 64x128pc2 makes 128 blocks (205 against 173)
+        s = schedule.choose(1000, 1000, 1000, "f16", order, "f16")
+        assert (s.tile, s.rule) == ("64x128pc2", "sector_misaligned_rows")
+    assert schedule.choose(3000, 3000, 3000, "e4m3", "F", "f16").tile == "128x256"   # clusters unmeasured for fp8
+    assert schedule.choose(3000, 3000, 3000, "e4m3", "F", "f16").rule == "sector_misaligned_rows"
     # D alone misaligned counts too (the TMA store: B^T rows are K = 4096 here); an f32 D of 3000 columns is
     # 12000 bytes: aligned
     assert schedule.choose(4096, 3000, 4096, "f16", "F", "f16").rule == "sector_misaligned_rows"
     assert schedule.choose(4096, 3000, 4096, "f16", "F", "f32").rule == "waves"
     assert schedule.sector_aligned(4096, 4096, 3008, "f16", "F", "f32")      # 3008 x 2 = 6016 = 188 x 32
-    # few tiles and misaligned: the small tile, promotion still off
+    # few tiles and misaligned: the small tiles, promotion still off
     s = schedule.choose(200, 1000, 1000, "f16", "C", "f16")
-    assert (s.tile, s.l2_promotion) == ("128x64", "none")
+    assert (s.tile, s.l2_promotion) == ("64x128pc2", "none")
+    s = schedule.choose(200, 1000, 1000, "e4m3", "F", "f16")
+    assert (s.tile, s.l2_promotion, s.rule) == ("128x64", "none", "sector_misaligned_rows")
+
+
+def test_useful_share_counts_a_cluster_as_one_unit_of_two_tiles():
+    # 3000^3 on 128x192c2: 12 units down (the last one's second tile past M) x 16 across = 192 units, 66 per wave
+    share = schedule.useful_share(3000, 3000, 128, 192, 132, cluster=2)
+    assert share == pytest.approx(3000 * 3000 / (3 * 66 * 2 * 128 * 192))
+    # 1100 rows: 9 tiles of 128, so 5 units of two; one-block tiles count 9
+    assert schedule.useful_share(1100, 192, 128, 192, 132, cluster=2) == pytest.approx(1100 * 192 / (66 * 2 * 128 * 192))
+    assert schedule.useful_share(1100, 192, 128, 192, 132) == pytest.approx(1100 * 192 / (132 * 128 * 192))
+
+
+def test_the_weighed_tiles_are_the_launchers():
+    for name, (bm, bn, cluster) in schedule.TILE_SHAPES.items():
+        tile = wgmma.TILES[name]
+        assert (tile.bm, tile.bn, tile.cluster_m) == (bm, bn, cluster), name
+    for rates in (schedule.TILE_RATE, schedule.TILE_RATE_MISALIGNED, schedule.TILE_RATE_MISALIGNED_FP8):
+        assert set(rates) <= set(schedule.TILE_SHAPES)
 
 
 def test_rule_sector_misaligned_rows_keeps_a_and_b_on_tma():
@@ -71,18 +99,27 @@ def test_rule_waves_picks_by_useful_share_times_rate():
     assert schedule.choose(3072, 3072, 3072, "e4m3", "F").tile == "128x128"   # no 128x192 for 8-bit inputs
     for m, n in ((2048, 2048), (4096, 4096), (8192, 8192), (4095, 4096), (1000, 4096), (4096, 14336)):
         assert schedule.choose(m, n, 4096).tile == "128x256", (m, n)
-    # 1000^3 and 1024^3: 64 tiles of 128x128 (0.48 of a wave) beat 128 of 128x64 (measured 175 / 148)
-    assert schedule.choose(1024, 1024, 1024).tile == "128x128"
-    assert schedule.choose(1000, 1000, 1000, "f16", "C", "f32").tile == "128x128"   # f32 D: 4000-byte rows
+    # 1536^2: 288 tiles of 128x64 would be 2.18 waves; 128x192's 96 tiles (0.73 x 0.92) beat 128x256's 72
+    # (0.55 x 1.0) and 128x128's 144 in two waves (0.55 x 0.86)
+    assert (schedule.choose(1536, 1536, 1536).tile, schedule.choose(1536, 1536, 1536).rule) == ("128x192", "waves")
     # 2560^2: 200 tiles of 128x256 fill 0.76 of two waves; 128x192 (280 tiles, 3 waves) 0.67 x 0.92
     assert schedule.choose(2560, 2560, 2560).tile == "128x256"
 
 
 def test_rule_few_tiles_takes_the_smallest_tile():
-    # M = 128, N = 4096: 32 tiles of 128x128 (a quarter wave); 128x64 gives 64 (measured 212 against 167)
+    # M = 128, N = 4096: 32 tiles of 128x128 (a quarter wave); 64x64p gives 128 (20.0 us against 128x64's 22.0)
     s = schedule.choose(128, 4096, 4096, "f16", "F", "f16")
+    assert (s.tile, s.rule) == ("64x64p", "few_tiles")
+    assert schedule.choose(128, 4096, 14336, "bf16", "C", "bf16").tile == "64x64p"
+    # e4m3: 128x64 (64 tiles; measured 212 against 128x128's 167 at f16 on the H100)
+    assert schedule.choose(128, 4096, 4096, "e4m3", "F", "f16").tile == "128x64"
+    # N 8192: 256 tiles of 64x64 are two waves; 128x64's 128 are one (25.3 us against 33.8 at K 4096)
+    s = schedule.choose(128, 8192, 4096, "f16", "F", "f16")
     assert (s.tile, s.rule) == ("128x64", "few_tiles")
-    assert schedule.choose(128, 4096, 14336, "bf16", "C", "bf16").tile == "128x64"
+    # 1024^3: 128 tiles of 128x64 fit one wave (rows at 128-byte pitches, 1000^3: 213 against 128x128's 195)
+    assert schedule.choose(1024, 1024, 1024).tile == "128x64"
+    # 129 tiles of 128x64 would not: the waves rule
+    assert schedule.choose(1032, 1024, 1024).rule == "waves"
 
 
 def test_sm_count_enters_the_waves():
@@ -107,10 +144,10 @@ def test_the_sixteen_bit_tile_is_compiled_for_sixteen_bit_inputs_only():
 
 def test_launcher_takes_the_schedule_and_a_forced_tile_keeps_the_promotion():
     spec = wgmma.spec_for("f16", 3000, 3000, 3000, out_dtype="f16")
-    assert (spec.tile, spec.l2_promotion) == ("128x192", "none")
+    assert (spec.tile, spec.l2_promotion) == ("128x192c2", "none")
     spec = wgmma.spec_for("f16", 3000, 3000, 3000, out_dtype="f16", tile="128x128")
     assert (spec.tile, spec.l2_promotion) == ("128x128", "none")
     assert wgmma.spec_for("e4m3", 16, 4096, 4096, b_order="F").tile == "64x256p"
-    assert wgmma.choose_tile(1024, 1024, 132) == "128x128"
+    assert wgmma.choose_tile(1024, 1024, 132) == "128x64"
     with pytest.raises(ValueError, match="l2_promotion 'x'.*none, 64B, 128B, 256B"):
         wgmma.WgmmaKernelSpec("f16", l2_promotion="x")
