@@ -152,21 +152,11 @@ def all_builds() -> list[KernelBuild]:
 
 
 def precompile(specs, workers: int | None = None) -> float:
-    """Compile many instantiations at once (threads: NVRTC runs outside the GIL); returns the seconds taken.
-    A cold compile cache costs about 1 s per instantiation; doing them up front in parallel keeps a
-    first test or benchmark run short (later processes load CuPy's disk cache: 0.18 s measured)."""
-    import os
-    import time
-    from concurrent.futures import ThreadPoolExecutor
-
+    """Compile many instantiations at once (runtime.gpu.precompile); returns the seconds taken. Doing them up front
+    in parallel keeps a first test or benchmark run short (later processes load CuPy's disk cache: 0.18 s)."""
     from ..runtime import gpu
 
-    builds = list(dict.fromkeys(s.build() for s in specs))
-    gpu.cupy()
-    t0 = time.perf_counter()
-    with ThreadPoolExecutor(max_workers=workers or min(16, os.cpu_count() or 1)) as pool:
-        list(pool.map(gpu.module, builds))
-    return time.perf_counter() - t0
+    return gpu.precompile((s.build() for s in specs), workers)
 
 
 def grid_blocks(m: int, n: int, tile: TileSpec) -> int:

@@ -140,7 +140,7 @@ def _other_layout(i):
 
 @pytest.fixture(scope="module")
 def cp():
-    from concurrent.futures import ThreadPoolExecutor
+    from precompile import precompile
 
     from fraglab.runtime import gpu
 
@@ -153,8 +153,7 @@ def cp():
                                       c["b_order"], w)
               for i, c in enumerate(map(_combo, range(len(COMBOS))))
               for w in (skinny.layout_for((5, 45)[i % 2], 136, 520, c["b_order"]), _other_layout(i))]
-    with ThreadPoolExecutor(16) as pool:
-        list(pool.map(gpu.module, dict.fromkeys(s.build() for s in specs)))
+    precompile(s.build() for s in specs)
     return cp
 
 

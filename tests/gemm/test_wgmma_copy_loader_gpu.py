@@ -37,17 +37,14 @@ def _spec(dtype, m, n, k, loads, *, act="relu", bias_mode="per_n", beta=0.0, sav
 @pytest.fixture(scope="module", autouse=True)
 def precompiled(cp, sm90):
     """Compile what these tests launch in parallel first (the loaders are launch parameters: one build each)."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    from fraglab.runtime import gpu
+    from precompile import precompile
 
     specs = [_spec(dt, 8, 8, 8, LOADS[0], tile=t, b_order=o) for dt in wgmma.DTYPES for t in TILES
              for o in wgmma.B_ORDERS]
     specs += [_spec("f16", 8, 8, 8, LOADS[0], act=act, bias_mode=bm, beta=0.5, save_z=True, tile="128x192",
                     out_dtype=o, b_order=bo) for (act, bm), o, bo in zip(COMBOS, itertools.cycle(wgmma.OUT_DTYPES),
                                                                          itertools.cycle(wgmma.B_ORDERS))]
-    with ThreadPoolExecutor(16) as pool:
-        list(pool.map(gpu.module, dict.fromkeys(s.build() for s in specs)))
+    precompile(s.build() for s in specs)
 
 
 def run_case(cp, m, n, k, dtype, loads, *, act="relu", bias_mode="per_n", beta=0.0, save_z=False, seed=0,

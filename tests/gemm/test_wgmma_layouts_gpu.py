@@ -46,9 +46,7 @@ def _spec(dtype, m, n, k, *, act="relu", bias_mode="per_n", beta=0.0, save_z=Fal
 @pytest.fixture(scope="module", autouse=True)
 def precompiled(cp, sm90):
     """Compile what these tests launch in parallel first."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    from fraglab.runtime import gpu
+    from precompile import precompile
 
     specs = [_spec(dt, 8, 8, 8, tile=t, b_order=o) for dt in wgmma.DTYPES for t, o in A_CASES]
     specs += [_spec(dt, 8, 8, 8, tile=t, b_order=o) for dt in wgmma.DTYPES for t in NEW_TILES for o in wgmma.B_ORDERS]
@@ -57,8 +55,7 @@ def precompiled(cp, sm90):
         specs.append(_spec(c.pop("dtype"), 8, 8, 8, **c))
     specs += [_spec("f16", 8, 8, 8, act="gelu", bias_mode=bm, beta=0.5, save_z=True, tile=t, out_dtype=o)
               for t in A_TILES for bm, o in (("per_n", "f16"), ("per_m", "f32"))]
-    with ThreadPoolExecutor(16) as pool:
-        list(pool.map(gpu.module, dict.fromkeys(s.build() for s in specs)))
+    precompile(s.build() for s in specs)
 
 
 def run_case(cp, m, n, k, dtype, *, act="relu", bias_mode="per_n", beta=0.0, save_z=False, seed=0, tile=None,
