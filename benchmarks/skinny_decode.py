@@ -21,6 +21,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from decode_inputs import decode_inputs  # noqa: E402
 from fraglab import bench as benchmod  # noqa: E402
 from fraglab.bench.shapes import DECODE_M, DECODE_NK  # noqa: E402
 from fraglab.gemm import schedule, skinny  # noqa: E402
@@ -64,17 +67,7 @@ def main() -> int:
     print(f"{'B':>1} {'M':>4} {'N':>6} {'K':>6} {'fraglab':>7} {'4warp':>6} {'mm':>6} {'Lt':>6} {'/mm':>5} "
           f"{'4w/mm':>5} {'TB/s':>5}  fraglab's; best candidate", flush=True)
     for order, m, n, k in itertools.product(orders, ms, sizes, sizes):
-        per_set = (m * k + n * k) * 2
-        sets = min(benchmod.rotation_count(per_set), max(1, (6 << 30) // per_set))
-        xs = []
-        for _ in range(sets):
-            a = (torch.rand(m, k, generator=gen, device="cuda") - 0.5).to(tdt)
-            w = (torch.rand(n, k, generator=gen, device="cuda") - 0.5).to(tdt)
-            b = w.t() if order == "F" else w.t().contiguous()
-            bias = torch.rand(n, generator=gen, device="cuda")
-            xs.append((a, b, bias, bias.to(tdt)))
-        d = torch.empty(m, n, device="cuda", dtype=tdt)
-        want = torch.relu(xs[0][0].float() @ xs[0][1].float() + xs[0][2])
+        sets, xs, d, want = decode_inputs(torch, gen, m, n, k, order, tdt)
         chosen = [prepare(a, b, bias=bias, act="relu", out=d) for a, b, bias, _ in xs]
         old_layout = four_warp_choice(m, n)
         if old_layout:

@@ -19,6 +19,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from decode_inputs import decode_inputs  # noqa: E402
 from fraglab import bench as benchmod  # noqa: E402
 from fraglab.gemm import skinny  # noqa: E402
 from fraglab.gemm.api import prepare  # noqa: E402
@@ -72,17 +75,7 @@ def main() -> int:
           flush=True)
     for ms, ns, ks, orders, variants in plans:
         for order, m, n, k in itertools.product(orders, ms, ns, ks):
-            per_set = (m * k + n * k) * 2
-            sets = min(benchmod.rotation_count(per_set), max(1, (6 << 30) // per_set))
-            xs = []
-            for _ in range(sets):
-                a = (torch.rand(m, k, generator=gen, device="cuda") - 0.5).half()
-                wt = (torch.rand(n, k, generator=gen, device="cuda") - 0.5).half()
-                b = wt.t() if order == "F" else wt.t().contiguous()
-                bias = torch.rand(n, generator=gen, device="cuda")
-                xs.append((a, b, bias, bias.half()))
-            d = torch.empty(m, n, device="cuda", dtype=torch.float16)
-            want = torch.relu(xs[0][0].float() @ xs[0][1].float() + xs[0][2])
+            sets, xs, d, want = decode_inputs(torch, gen, m, n, k, order)
             now = [prepare(a, b, bias=bias, act="relu", out=d) for a, b, bias, _ in xs]
             now_tile = getattr(now[0].kernel_spec, "tile", "?")
             fns = {"mm": lambda i: torch.mm(xs[i][0], xs[i][1]),

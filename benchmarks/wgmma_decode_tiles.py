@@ -19,6 +19,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from decode_inputs import decode_inputs  # noqa: E402
 from fraglab import bench as benchmod  # noqa: E402
 from fraglab.gemm.api import prepare  # noqa: E402
 
@@ -40,17 +43,7 @@ def main() -> int:
     gen = torch.Generator(device="cuda").manual_seed(26)
     rows = []
     for order, m, n, k in itertools.product(args.orders.split(","), ints(args.m), ints(args.n), ints(args.k)):
-        per_set = (m * k + n * k) * 2
-        sets = min(benchmod.rotation_count(per_set), max(1, (6 << 30) // per_set))
-        xs = []
-        for _ in range(sets):
-            a = (torch.rand(m, k, generator=gen, device="cuda") - 0.5).half()
-            w = (torch.rand(n, k, generator=gen, device="cuda") - 0.5).half()
-            b = w.t() if order == "F" else w.t().contiguous()
-            bias = torch.rand(n, generator=gen, device="cuda")
-            xs.append((a, b, bias, bias.half()))
-        d = torch.empty(m, n, device="cuda", dtype=torch.float16)
-        want = torch.relu(xs[0][0].float() @ xs[0][1].float() + xs[0][2])
+        sets, xs, d, want = decode_inputs(torch, gen, m, n, k, order)
         chosen = [prepare(a, b, bias=bias, act="relu", out=d) for a, b, bias, _ in xs]
         fns = {"fraglab": lambda i: chosen[i](), "mm": lambda i: torch.mm(xs[i][0], xs[i][1]),
                "lt": lambda i: torch._addmm_activation(xs[i][3], xs[i][0], xs[i][1])}
