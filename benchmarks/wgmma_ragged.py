@@ -235,6 +235,7 @@ def loaders() -> dict:
 
 
 CLUSTER_TILES = ("128x256c2", "128x192c2", "128x128c2")
+VARIANT_TILES = tuple(t for t in sys.argv if t in wgmma.EXPERIMENTAL_TILES)   # named after the shapes
 SMALL_TILES = ("128x128", "128x128c2", "64x128p", "64x128pc2", "64x64p", "64x64pc2", "128x64")
 CUBLAS_SHAPES = [(3000, 3000, 3000), (5000, 3000, 2000), (1000, 1000, 1000), (4095, 4096, 4096), (8, 4096, 4096),
                  (32, 4096, 4096), (64, 4096, 4096), (128, 4096, 4096), (128, 4096, 14336)]
@@ -270,12 +271,12 @@ def clusters() -> dict:
     with --names, the kernels cuBLAS runs for CUBLAS_SHAPES."""
     gpu.cupy()
     variants = {}
-    for m, n, k in [tuple(int(v) for v in a.split("x")) for a in sys.argv[3:] if "x" in a] or SHAPES:
+    for m, n, k in [tuple(int(v) for v in a.split("x")) for a in sys.argv[3:] if a not in wgmma.ALL_TILES and a[0].isdigit()] or SHAPES:
         sets, a, b, bias, b16, d = operand_sets(m, n, k)
         now = spec(m, n, k)
         fns = {f"scheduled {now.tile}/{now.l2_promotion}": bound(now, a, b, d, bias)}
         small = m * n <= 4e6
-        tiles = SMALL_TILES if small else CLUSTER_TILES + ("128x256", "128x192")
+        tiles = SMALL_TILES if small else CLUSTER_TILES + ("128x256", "128x192") + VARIANT_TILES
         for t in tiles:
             for promo in ("none", "128B") if (2 * k) % 32 else ("256B",):
                 fns[f"{t}/{promo}"] = bound(spec(m, n, k, t, promo), a, b, d, bias)

@@ -104,7 +104,9 @@ class TileConfig:
 # 128x192 with 5 stages 633 / 410, 128x256 515 / 386, 256x128 508 / 382, 128x128 539 / 324; 5000x3000x2000 128x256
 # 608 / 466, 128x192 607 / 459, 256x128 579 / 490, 128x128 526 / 393; 1000^3 64x128p 225 / 159, 128x64 213 / 156,
 # 128x128 195 / 169, 128x192 161 / 148. 128x192 (wgmma n192) is a launcher tile for 16-bit inputs (e4m3 unmeasured).
-# Which of them a problem gets is fraglab/gemm/schedule.py's rules (64x256p: M <= 64).
+# Clusters of two (H200 2026-11-26, rows 16 mod 32 bytes, promotion off / 128B): 3000^3 128x192c2 620 / 623, 5 stages
+# 615 / 617, groups of 8 / 4 rows 615 / 627, 128x256c2 506 / 508; 6008x4000x3000 128x192c2 658, 128x256c2 677.
+# Which of them a problem gets is fraglab/gemm/schedule.py's rules (64x64p / 64x256p: M <= 64).
 TILES: dict[str, TileConfig] = {
     "128x256": TileConfig(128, 256, 4, 16),
     "128x192": TileConfig(128, 192, 4, 16),
@@ -130,6 +132,9 @@ EXPERIMENTAL_TILES: dict[str, TileConfig] = {
     "64x128p": TileConfig(64, 128, 7, pingpong=True),
     "256x128": TileConfig(256, 128, 4, 16),
     "64x64pc2": TileConfig(64, 64, 12, pingpong=True, cluster_m=2),
+    "128x192c2s5": TileConfig(128, 192, 5, 16, cluster_m=2),
+    "128x192c2g8": TileConfig(128, 192, 4, 8, cluster_m=2),
+    "128x192c2g4": TileConfig(128, 192, 4, 4, cluster_m=2),
 }
 ALL_TILES = {**TILES, **EXPERIMENTAL_TILES}
 SIXTEEN_BIT_TILES = ("128x192", "128x192c2", "64x128pc2", "64x64p")   # launcher tiles for f16 / bf16 inputs only
