@@ -14,6 +14,7 @@ import math
 from dataclasses import dataclass
 from typing import Callable, Iterable, NamedTuple, Sequence
 
+import matplotlib
 from matplotlib import colors as mcolors
 from matplotlib import rcParams
 from matplotlib.artist import Artist, allow_rasterization
@@ -35,6 +36,9 @@ class Label:
     gid: str | None = None     # the SVG group's id, e.g. grid-cell-3-1
     rotation: float = 0.0      # degrees, counter-clockwise
 
+
+# matplotlib 3.11 spaces a Text's lines by the font's ascent, descent and line gap; before, by the size of "lp"
+_SPACES_BY_LP = matplotlib.__version_info__[:2] < (3, 11)
 
 _HA = ("center", "left", "right")
 _VA = ("center", "top", "bottom", "baseline", "center_baseline")
@@ -75,13 +79,13 @@ class LabelField(Artist):
     # ---- layout ----------------------------------------------------------------------------------------------
 
     def _font_extent(self, renderer) -> tuple[float, float, float]:
-        """(ascent, descent, line gap) of the font, in display units: what Text spaces lines by."""
+        """(ascent, descent, line gap) of the font, in display units: what Text spaces lines by (3.11 on)."""
         font = get_font(findfont(self._prop))
         scale = renderer.points_to_pixels(self.fontsize) / font.get_sfnt_table("head")["unitsPerEm"]
         for table_name, gap, ascent, descent in (("OS/2", "sTypoLineGap", "sTypoAscender", "sTypoDescender"),
                                                  ("hhea", "lineGap", "ascent", "descent")):
             table = font.get_sfnt_table(table_name)
-            if table is not None and ascent in table:  # matplotlib < 3.8 leaves the sTypo* keys out of OS/2
+            if table is not None:
                 return table[ascent] * scale, -table[descent] * scale, table[gap] * scale
         _, height, descent = renderer.get_text_width_height_descent("lp", self._prop, ismath=False)
         return height - descent, descent, 0.0
@@ -108,24 +112,16 @@ class LabelField(Artist):
         """([(text, dx, dy, width)] of each line's baseline start, (x0, y0, x1, y1) of the box), both from the
         anchor, in display units: Text._get_layout's arithmetic, in its order, so the sums come out the same."""
         if "metrics" not in self._memo or self._memo["metrics"][0] is not renderer:
-            self._memo["metrics"] = (renderer, self._font_extent(renderer), _text_measurer(renderer, self._prop))
-        _, (min_ascent, min_descent, gap), measure = self._memo["metrics"]
+            measure = _text_measurer(renderer, self._prop)
+            spacing = measure("lp") if _SPACES_BY_LP else self._font_extent(renderer)  # what lines are spaced by
+            self._memo["metrics"] = (renderer, spacing, measure)
+        _, spacing, measure = self._memo["metrics"]
         ha, va = self._ha, self._va
-        line_gap = gap if len(lines) > 1 else 0.0
-        top, rows, baseline, d = 0.0, [], 0.0, 0.0
-        for text in lines:
-            w, h, d = measure(text) if text else (0.0, 0.0, 0.0)
-            a = h - d
-            if self._linespacing == "normal":
-                a, d = max(a, min_ascent) + line_gap / 2, max(d, min_descent) + line_gap / 2
-            else:
-                leading = self._linespacing * (min_ascent + min_descent) - (a + d)
-                a, d = a + leading / 2, d + leading / 2
-            baseline = a - top  # from the box's top to the last line's baseline
-            top -= a
-            rows.append((text, w, top))
-            top -= d
-        width, bottom = max(w for _, w, _ in rows), top
+        sizes = [measure(text) if text else (0.0, 0.0, 0.0) for text in lines]
+        stack = _stack_by_lp if _SPACES_BY_LP else _stack_by_font_extent
+        tops, bottom, baseline, d = stack(sizes, spacing, self._linespacing)
+        rows = [(text, w, y) for text, (w, _, _), y in zip(lines, sizes, tops)]
+        width = max(w for _, w, _ in rows)
         cos, sin = _cos_sin(rotation)
         corners = [(x * cos - y * sin, x * sin + y * cos)
                    for x, y in ((0, bottom), (0, 0), (width, 0), (width, bottom))]
@@ -373,6 +369,47 @@ def _text_sizes(drawing, prop: FontProperties) -> dict[str, tuple[float, float, 
     if key not in _MEASURED and sum(len(texts) for texts in _MEASURED.values()) >= _MEASURED_MAX:
         _MEASURED.clear()
     return _MEASURED.setdefault(key, {})
+
+
+def _stack_by_font_extent(sizes, extent, linespacing) -> tuple[list[float], float, float, float]:
+    """Text's line stacking from matplotlib 3.11: each line's ascent and descent at least the font's (plus half
+    the line gap when there are several lines), or, for a numeric linespacing, linespacing times the font's
+    height. sizes: (width, height, descent) of each line; extent: the font's (ascent, descent, line gap).
+    Returns each line's baseline below the box's top (negative), the box's bottom, the distance from the top to
+    the last baseline, and the last line's descent."""
+    min_ascent, min_descent, gap = extent
+    line_gap = gap if len(sizes) > 1 else 0.0
+    top, tops, baseline, d = 0.0, [], 0.0, 0.0
+    for _, h, d in sizes:
+        a = h - d
+        if linespacing == "normal":
+            a, d = max(a, min_ascent) + line_gap / 2, max(d, min_descent) + line_gap / 2
+        else:
+            leading = linespacing * (min_ascent + min_descent) - (a + d)
+            a, d = a + leading / 2, d + leading / 2
+        baseline = a - top
+        top -= a
+        tops.append(top)
+        top -= d
+    return tops, top, baseline, d
+
+
+def _stack_by_lp(sizes, lp, linespacing) -> tuple[list[float], float, float, float]:
+    """Text's line stacking before matplotlib 3.11: each line at least as tall and deep as "lp"; a line's
+    baseline, below the line above's bottom, by linespacing (1.2 for "normal", Text's default then) times the
+    larger of its ascent and "lp"'s. lp: the (width, height, descent) of "lp". Returns what
+    _stack_by_font_extent returns."""
+    _, lp_h, lp_d = lp
+    factor = 1.2 if linespacing == "normal" else linespacing
+    min_dy = (lp_h - lp_d) * factor
+    y, tops, baseline, d = 0.0, [], 0.0, 0.0
+    for i, (_, h, d) in enumerate(sizes):
+        h, d = max(h, lp_h), max(d, lp_d)
+        baseline = (h - d) - y
+        y = -(h - d) if i == 0 else y - max(min_dy, (h - d) * factor)
+        tops.append(y)
+        y -= d
+    return tops, y, baseline, d
 
 
 def _union(placed) -> Bbox | None:

@@ -166,7 +166,8 @@ def svg_font_sizes(data: bytes, id_prefix: str = "") -> list[float]:
             texts += list(g.iter(f"{SVG_NS}text"))
     texts += [t for t in root.iter(f"{SVG_NS}text") if id_prefix and (t.get("id") or "").startswith(id_prefix)]
     texts = list({id(t): t for t in texts}.values())  # a text in a matching group with a matching id counts once
-    return [float(re.search(r"font-size: ([\d.]+)px", svg_text_style(root, t)).group(1)) for t in texts]
+    # matplotlib < 3.10 writes a Text's size in the CSS font shorthand ("font: 8px 'DejaVu Sans'")
+    return [float(re.search(r"font(?:-size)?:[^;]*?([\d.]+)px", svg_text_style(root, t)).group(1)) for t in texts]
 
 
 def png_size(data: bytes) -> tuple[int, int]:

@@ -71,7 +71,8 @@ def _pixels(fig, dpi) -> np.ndarray:
 @pytest.mark.parametrize("dpi", [100, 150])
 def test_label_field_draws_the_pixels_text_draws(linespacing, dpi):
     by_text, by_field = _pixels(_with_texts(linespacing)[0], dpi), _pixels(_with_field(linespacing)[0], dpi)
-    assert (by_text != 255).any(axis=-1).sum() > 500, "the labels were drawn"
+    # about 450 inked pixels at 100 dpi under matplotlib 3.7's glyph rendering, 560 under 3.11's
+    assert (by_text != 255).any(axis=-1).sum() > 300, "the labels were drawn"
     assert np.array_equal(by_text, by_field)
 
 
