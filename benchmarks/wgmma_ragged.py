@@ -278,7 +278,7 @@ def clusters() -> dict:
         small = m * n <= 4e6
         tiles = SMALL_TILES if small else CLUSTER_TILES + ("128x256", "128x192") + VARIANT_TILES
         for t in tiles:
-            for promo in ("none", "128B") if (2 * k) % 32 else ("256B",):
+            for promo in ("none", "128B", "256B"):
                 fns[f"{t}/{promo}"] = bound(spec(m, n, k, t, promo), a, b, d, bias)
         variants[f"{m}x{n}x{k}"] = timed(m, n, k, sets, a, b, b16, fns)
         del a, b, d, fns
