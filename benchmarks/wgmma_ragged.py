@@ -143,7 +143,7 @@ ISSUE_ROWS = [(16, 4096, 4096), (1, 4096, 4096), (64, 4096, 4096), (128, 8192, 8
 
 def road(shapes) -> dict:
     """The shapes through fraglab.gemm's road (what `fraglab gemm --bench --shapes` runs) against cuBLAS / Lt."""
-    from fraglab.bench.shapes import Shape, run_shapes
+    from fraglab.bench.shapes import run_shapes
 
     result = run_shapes(shapes, act="relu", bias_mode="per_n", out_dtype="f16", b_order="C")
     print("fraglab.gemm road, B row-major, f16 bias + ReLU, D f16 (TFLOP/s):", flush=True)

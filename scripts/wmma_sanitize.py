@@ -11,7 +11,6 @@ import numpy as np
 import fraglab
 from fraglab import bench
 from fraglab.bench import peak, wmma_suite
-from fraglab.gemm import wmma as gemm_wmma
 from fraglab.runtime import gpu
 from fraglab.gemm.reference import check_result, reference_gemm
 

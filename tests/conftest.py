@@ -1,6 +1,5 @@
 """Shared test set-up: GPU tests (marked `gpu`) skip with the reason when no GPU is usable."""
 
-import os
 import sys
 from pathlib import Path
 

@@ -105,9 +105,7 @@ def prepare(a, b, *, c=None, bias=None, bias_mode: Optional[str] = None, act: st
     if family != "simt":
         pointers = (a.data.ptr, b.data.ptr, d.data.ptr, c_arg.data.ptr if c_arg is not None else 0,
                     bias_arg.data.ptr if bias_arg is not None else 0, z.data.ptr if z is not None else 0)
-        requested = kernel
-        if kernel == "auto" and tile is not None:  # a forced tile names its kernel (WMMA's names first, as before)
-            requested = "wmma" if tile in gemm_wmma.ALIGNED_TILES else "wgmma"
+        requested = requested_kernel(kernel, tile)
         family, notice = tensor_core_kernel(requested, _compute_capability(), plan.k, n, pointers, plan.dtype,
                                             strided=plan.strided, m=plan.m if plan.a_order == "F" else 0)
         if notice:
@@ -224,6 +222,15 @@ _NO_STREAM = contextlib.nullcontext()   # reusable: entering it does nothing
 
 # ---------------------------------------------------------------------------------------------
 # Planning helpers
+
+def requested_kernel(kernel: str, tile: Optional[str]) -> str:
+    """The kernel family a call asks for: `kernel`, or with kernel="auto" and a tile forced, the family the tile
+    names. WMMA's names come first: "128x64" and "256x128" are tiles of both, and name WMMA's (pass kernel="wgmma"
+    for the wgmma tile of that name)."""
+    if kernel == "auto" and tile is not None:
+        return "wmma" if tile in gemm_wmma.ALIGNED_TILES else "wgmma"
+    return kernel
+
 
 def _spec(family: str, plan: GemmPlan, tile: Optional[str], aligned: bool, scaled: bool = False):
     """The kernel spec for this plan (cached; the spec classes validate themselves when built)."""

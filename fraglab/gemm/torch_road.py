@@ -279,9 +279,7 @@ def _plan_road(torch, a, b, c, bias, bias_mode, act, alpha, beta, leaky_slope, s
     current_stream(torch, device.index)   # sets _RAW_STREAM, which the calls use directly
     empty = plan.m == 0 or plan.n == 0 or plan.k == 0
     if not empty:
-        requested = kernel
-        if kernel == "auto" and tile is not None:
-            requested = "wmma" if tile in api.gemm_wmma.ALIGNED_TILES else "wgmma"
+        requested = api.requested_kernel(kernel, tile)
         a_rows = plan.m if plan.a_order == "F" else 0   # a column-major A's rows in memory are M long
         family, _ = tensor_core_kernel(requested, api._compute_capability(), plan.k, plan.n, (), plan.dtype,
                                        strided=plan.strided, m=a_rows)

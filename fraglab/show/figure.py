@@ -93,7 +93,7 @@ def _notes(reports: list[_GridReport], color_by: str, lane: int | None, bits: in
     if color_by == "slot":
         notes.append("Colour: the slot index x[i] within the lane.")
     if color_by == "lane" and threads > 32:
-        notes.append(f"Colour: one hue per warp of 32 threads (T0-31, T32-63, ... as in the key), a shade per "
+        notes.append("Colour: one hue per warp of 32 threads (T0-31, T32-63, ... as in the key), a shade per "
                      "lane inside it.")
     if lane is not None:
         notes.append(f"Lane {lane} outlined; every other lane dimmed.")

@@ -682,3 +682,16 @@ def test_a_tensor_that_requires_grad_is_viewed_detached(fake, monkeypatch):
     finally:
         del Tensor.__dlpack__
     assert run.plan.n == 48 and "from_dlpack" in fake.events
+
+
+def test_a_forced_tile_names_its_kernel_family():
+    from fraglab.gemm import api, wgmma, wmma
+
+    assert api.requested_kernel("auto", None) == "auto"
+    for tile in ("128x192c2", "64x64p", "64x128pc2", "128x256"):
+        assert tile not in wmma.ALIGNED_TILES and api.requested_kernel("auto", tile) == "wgmma", tile
+    # names both families have go to WMMA unless the wgmma kernel is asked for
+    shared = set(wmma.ALIGNED_TILES) & set(wgmma.ALL_TILES)
+    assert shared == {"128x64", "256x128"}
+    assert {api.requested_kernel("auto", t) for t in shared} == {"wmma"}
+    assert {api.requested_kernel("wgmma", t) for t in shared} == {"wgmma"}

@@ -15,7 +15,6 @@ pytestmark = pytest.mark.gpu
 
 
 def _spec(m, n, k, dtype, **kw):
-    from fraglab.bench import wmma_suite
     from fraglab.gemm import wmma as gemm_wmma
     return gemm_wmma.spec_for(dtype, m, n, k, aligned=gemm_wmma.is_aligned(k, n, ()), **kw)
 
@@ -23,7 +22,6 @@ def _spec(m, n, k, dtype, **kw):
 @pytest.fixture(scope="module", autouse=True)
 def precompiled(cp):
     """Compile the instantiations these tests use in parallel first (else ~1.5 s each, one after another)."""
-    from fraglab.bench import wmma_suite
     from fraglab.gemm import wmma as gemm_wmma
 
     specs = [_spec(m, n, k, dt, act="relu", bias_mode="per_n") for m, n, k in SIZES for dt in ("f16", "bf16")]
@@ -37,7 +35,6 @@ def precompiled(cp):
 def _inputs(cp, m, n, k, dtype, seed, *, bias_mode="none", has_c=False, bits=False):
     """Random inputs on the GPU plus their exact float64 copies on the host."""
     from fraglab.bench import wmma_suite
-    from fraglab.gemm import wmma as gemm_wmma
 
     rng = np.random.default_rng(seed)
     a32 = rng.uniform(-1, 1, (m, k)).astype(np.float32)

@@ -7,7 +7,6 @@ from typer.testing import CliRunner
 
 from fraglab.cli.main import app
 from cli_errors import error_message
-from fraglab.smem.analysis import analyze
 from fraglab.smem.view import bank_map_text
 from fraglab.smem.verify import CASES
 
