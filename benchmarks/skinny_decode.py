@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from decode_inputs import decode_inputs  # noqa: E402
+from decode_inputs import decode_inputs, launch_error  # noqa: E402
 from fraglab import bench as benchmod  # noqa: E402
 from fraglab.bench.shapes import DECODE_M, DECODE_NK  # noqa: E402
 from fraglab.gemm import schedule, skinny  # noqa: E402
@@ -85,10 +85,7 @@ def main() -> int:
         for layout, splits in itertools.product(layouts_tried(m), SPLITS_TRIED.get(n, (1, 2, 4))):
             spec = dataclasses.replace(base, b_order=order, layout=layout, splits=splits)
             launches = [skinny.bind(spec, a, b, d, m=m, n=n, k=k, bias=bias) for a, b, bias, _ in xs]
-            d.fill_(float("nan"))
-            launches[0]()
-            torch.cuda.synchronize()
-            err = float(((d.float() - want).abs().max() / want.abs().max()).item())
+            err = launch_error(torch, launches[0], d, want)
             if not err < 5e-3:
                 bad.append(f"{layout}/k{splits} err {err:.1e}")
                 continue

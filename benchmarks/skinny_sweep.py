@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from decode_inputs import decode_inputs  # noqa: E402
+from decode_inputs import decode_inputs, launch_error  # noqa: E402
 from fraglab import bench as benchmod  # noqa: E402
 from fraglab.gemm import skinny  # noqa: E402
 from fraglab.gemm.api import prepare  # noqa: E402
@@ -96,10 +96,7 @@ def main() -> int:
                     launches.append(gpu.PackedLaunch(kernels[(layout, order, stages, cluster)],
                                                      skinny.grid_blocks(n, splits, cluster),
                                                      skinny.threads(layout), params, shared_mem=shared))
-                d.fill_(float("nan"))
-                launches[0]()
-                torch.cuda.synchronize()
-                err = float(((d.float() - want).abs().max() / want.abs().max()).item())
+                err = launch_error(torch, launches[0], d, want)
                 name = f"{layout}/k{splits}/s{stages}/c{cluster}"
                 if not err < 2e-3:
                     bad.append((name, err))

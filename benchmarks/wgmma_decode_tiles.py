@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from decode_inputs import decode_inputs  # noqa: E402
+from decode_inputs import decode_inputs, launch_error  # noqa: E402
 from fraglab import bench as benchmod  # noqa: E402
 from fraglab.gemm.api import prepare  # noqa: E402
 
@@ -50,10 +50,7 @@ def main() -> int:
         bad = []
         for tile in args.tiles.split(","):
             calls = [prepare(a, b, bias=bias, act="relu", out=d, kernel="wgmma", tile=tile) for a, b, bias, _ in xs]
-            d.fill_(float("nan"))
-            calls[0]()
-            torch.cuda.synchronize()
-            err = float(((d.float() - want).abs().max() / want.abs().max()).item())
+            err = launch_error(torch, calls[0], d, want)
             if not err < 5e-3:
                 bad.append(f"{tile} err {err:.1e}")
                 continue
