@@ -3,11 +3,14 @@ and K, a staged bias, C and Z; staged stores also from a grid of one block (one 
 buffers are reused from tile to tile; a column-major (K-major) B on the one-block tiles, e4m3 inputs (also with
 a scale per row of A and per column of B), the schedule's picks with L2 promotion off, a column-major A (MN-major
 loads, imm-trans-a) and the ragged-shape tiles (128x192, 256x128, 64x128p; clusters of two on 128x192, 64x64p and
-64x128p, a K-major B multicast). Exits 1 if a result is wrong.
+64x128p, a K-major B multicast; split-K clusters of two on 64x64p, 128x64 and 64x128p). Exits 1 if a result is
+wrong.
 
 Usage (device): compute-sanitizer --tool racecheck python3 benchmarks/wgmma_sanitize.py [--layouts-only | --copy-only]
+                [--tiles 64x64pk2,...]
 (--layouts-only: the column-major A and ragged-tile cases alone; --copy-only: the copy loader's cases alone: cp.async
-into the swizzled stages, both operands or one with the other on TMA, both orders of A and B, rows of 16 mod 32 bytes)
+into the swizzled stages, both operands or one with the other on TMA, both orders of A and B, rows of 16 mod 32 bytes;
+--tiles: only the cases of those tiles)
 """
 
 from __future__ import annotations
@@ -45,7 +48,10 @@ def main() -> int:
     # B) or a K-major B whole by the first block
     layouts += [(t, o, st, bo, "C") for t, o, st in (("128x192c2", "f16", "tma"), ("64x64p", "f32", "direct"),
                                                     ("64x64pc2", "f16", "tma"), ("64x128pc2", "f16", "direct"),
-                                                    ("128x256c2", "f32", "tma"), ("128x128pc2", "f16", "tma"))
+                                                    ("128x256c2", "f32", "tma"), ("128x128pc2", "f16", "tma"),
+                                                    # split-K: the second block's sums land in the first's memory
+                                                    ("64x64pk2", "f16", "tma"), ("128x64k2", "f32", "direct"),
+                                                    ("64x128pk2", "f16", "tma"))
                 for bo in ("C", "F")]
     # the copy loader (loads of A and B last): the schedule's tiles for misaligned rows, one operand on TMA too
     copies = [(t, o, "tma", bo, ao, loads) for t, o, bo, ao, loads in (
@@ -60,6 +66,9 @@ def main() -> int:
         cases = copies
     else:
         cases += copies
+    if "--tiles" in sys.argv:   # only the cases of these tiles (comma-separated), then stop
+        wanted = sys.argv[sys.argv.index("--tiles") + 1].split(",")
+        cases = [c for c in cases if c[0] in wanted]
     # compiled side by side first (NVRTC releases the GIL; CuPy's disk cache keeps them for the sanitizer runs)
     from concurrent.futures import ThreadPoolExecutor
 
@@ -68,7 +77,7 @@ def main() -> int:
     with ThreadPoolExecutor(16) as pool:
         list(pool.map(gpu.module, builds))
     for tile, out, store, b_order, a_order, loads in cases:
-        grids = (None, wgmma.ALL_TILES[tile].cluster_m) if store == "tma" else (None,)
+        grids = (None, wgmma.ALL_TILES[tile].cluster_blocks) if store == "tma" else (None,)
         for (m, n, k, bias_mode), grid in itertools.product(((200, 264, 136, "per_n"), (130, 136, 520, "per_m")), grids):
             m = m if a_order == "C" else -(-m // 8) * 8   # a column-major A's rows (M long) are 16-byte multiples
             a = rng.uniform(-1, 1, (m, k)).astype(np.float16)
@@ -92,7 +101,7 @@ def main() -> int:
             bad += not ok
             print(f"{tile} {out} {store} A {a_order} B {b_order} loads {'/'.join(loads)} {m}x{n}x{k} {bias_mode} "
                   f"grid {grid or 'full'}: rel err {err:.2e} {'ok' if ok else 'FAILED'}", flush=True)
-    if "--layouts-only" in sys.argv or "--copy-only" in sys.argv:
+    if "--layouts-only" in sys.argv or "--copy-only" in sys.argv or "--tiles" in sys.argv:
         return 1 if bad else 0
     from fraglab.gemm.reference import e4m3_to_float64
     for tile, grid in itertools.product(("128x256", "128x128p"), (None, 1)):   # e4m3: k32 steps, 128-byte K-blocks

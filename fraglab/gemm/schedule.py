@@ -5,6 +5,13 @@ below has its test (tests/gemm/test_wgmma_schedule.py).
 The rules, first match wins (f16, bias per column + ReLU, D f16, TFLOP/s; H100 80GB HBM3 2026-11-25, raw timings
 in docs/results/h100_2026-11-25b/gemm/, and H200 2026-11-26, docs/results/h200_2026-11-26/gemm/):
 
+0. `split_k`: M <= 128, f16 / bf16, rows at 32-byte pitches, K >= SPLIT_K_MIN_K, and so few tiles that a cluster
+   of two blocks per tile still fits one wave (<= SMs / 2 tiles): the tile's K-blocks split between the two blocks
+   of a cluster, the second block's sums added in the first (64x64pk2 for M <= 64, 128x64k2 above): twice the SMs
+   stream the weight. H100 2026-11-26 (docs/results/h100_2026-11-26b/gemm/), N 4096, weight column-major, us,
+   split / one block per tile (64x64p) / torch.mm: M 64 K 8192 31.6 / 33.0 / 32.0, K 14336 48.4 / 52.9 / 49.2;
+   M 128 (128x64k2) K 8192 33.4 / 33.6 / 29.8, K 14336 51.6 / 53.7 / 54.1; at K 4096 no gain (19.8 / 19.9 at
+   M 64, 21.1 / 20.5 at M 128): the cluster's launch and hand-over cost about a microsecond.
 1. `one_row_tile`: M <= 64 takes a ping-pong 64-row tile (no padding rows; each consumer streams its own tile of
    the weight): 64x64p where its tiles fit one wave (f16 / bf16; more SMs streaming the weight: H200 01:1x UTC,
    M = 64, N = K = 4096, us, 64x64p / 64x256p / skinny GEMM: B column-major 19.8 / 28.4 / 26.1, row-major
@@ -60,11 +67,13 @@ TILE_RATE_MISALIGNED = {"128x192c2": 1.0, "128x256": 0.92, "128x128": 0.68}
 # e4m3 (one-block tiles; the clusters and n192 are unmeasured for 8-bit inputs), 3000^3 H100 2026-11-25 18:34 UTC:
 # 128x192: 419 / 0.925, 128x128: 324 / 0.832 against 128x256: 386 / 0.694
 TILE_RATE_MISALIGNED_FP8 = {"128x256": 1.0, "128x128": 0.70}
-SIXTEEN_BIT_ONLY = ("128x192", "128x192c2", "64x128pc2", "64x64p")   # measured for f16 / bf16 inputs only
+SIXTEEN_BIT_ONLY = ("128x192", "128x192c2", "64x128pc2", "64x64p", "64x64pk2", "128x64k2")   # measured for 16-bit only
 _BYTES = {"f16": 2, "bf16": 2, "f32": 4, "e4m3": 1}
 L2_PROMOTIONS = ("none", "64B", "128B", "256B")
 DEFAULT_L2_PROMOTION = "256B"
-RULES = ("one_row_tile", "sector_misaligned_rows", "waves", "few_tiles")
+RULES = ("split_k", "one_row_tile", "sector_misaligned_rows", "waves", "few_tiles")
+SPLIT_K_MIN_K = 8192
+SPLIT_K_MAX_M = 128
 SKINNY_RULE = "skinny_split_k"   # choose_kernel's one rule
 SKINNY_MAX_M = 32
 
@@ -122,6 +131,11 @@ def choose(m: int, n: int, k: int, dtype: str = "f16", b_order: str = "C", out_d
     sixteen_bit = dtype in ("f16", "bf16")
     aligned = sector_aligned(m, n, k, dtype, b_order, out_dtype, a_order)
     promotion = DEFAULT_L2_PROMOTION if aligned else "none"
+    if sixteen_bit and aligned and k >= SPLIT_K_MIN_K and m <= SPLIT_K_MAX_M:
+        tile = "64x64pk2" if m <= ONE_ROW_TILE_M else "128x64k2"
+        bm, bn = (64, 64) if m <= ONE_ROW_TILE_M else (128, 64)
+        if tile_count(m, n, bm, bn) <= sm_count // 2:
+            return Schedule(tile, promotion, "split_k")
     if m <= ONE_ROW_TILE_M:
         narrow = sixteen_bit and tile_count(m, n, 64, 64) <= sm_count
         return Schedule("64x64p" if narrow else "64x256p", promotion, "one_row_tile")
@@ -149,5 +163,5 @@ def choose_kernel(m: int, n: int, k: int, dtype: str = "f16", b_order: str = "C"
     return "skinny" if m <= SKINNY_MAX_M else "wgmma"
 
 
-__all__ = ["Schedule", "choose", "choose_kernel", "SKINNY_RULE", "SKINNY_MAX_M", "RULES", "L2_PROMOTIONS", "DEFAULT_L2_PROMOTION", "wave_efficiency", "tile_count", "useful_share",
+__all__ = ["Schedule", "choose", "choose_kernel", "SKINNY_RULE", "SKINNY_MAX_M", "RULES", "SPLIT_K_MIN_K", "L2_PROMOTIONS", "DEFAULT_L2_PROMOTION", "wave_efficiency", "tile_count", "useful_share",
            "row_pitches", "sector_aligned"]

@@ -52,13 +52,26 @@ class TileConfig:
     pingpong: bool = False
     cluster_m: int = 1     # 2: clusters of two blocks on vertically adjacent tiles, B multicast to both
     max_store_buffers: int = 2   # staging buffers per consumer for D, where two fit
+    cluster_k: int = 1     # 2: clusters of two blocks on one tile, half of K each, summed in the first (split-K)
+
+    @property
+    def cluster_blocks(self) -> int:
+        """Blocks per cluster (WgmmaTile::kClusterBlocks); the grid is a whole number of clusters."""
+        return self.cluster_m * self.cluster_k
+
+    @property
+    def reduce_bytes(self) -> int:
+        """Split-K: the first block's landing place for the second's f32 accumulators, one tile per consumer."""
+        return 2 * self.warpgroup_rows * self.bn * 4 if self.cluster_k > 1 else 0
 
     @property
     def smem_bytes(self) -> int:
         """Shared memory with direct D stores: WgmmaTile::kSmemBeforeStores (ring, staged bias, barriers, slack)."""
         bias_floats = (2 if self.pingpong else 1) * max(self.bm, self.bn)   # a slot per tile in its epilogue
         bias_bytes = -(-bias_floats * 4 // 1024) * 1024
-        return self.stages * (self.bm * BK * 2 + BK * self.bn * 2) + bias_bytes + (2 * self.stages + 6) * 8 + 1024
+        barriers = 2 * self.stages + 6 + (4 if self.cluster_k > 1 else 0)
+        return (self.stages * (self.bm * BK * 2 + BK * self.bn * 2) + bias_bytes + self.reduce_bytes + barriers * 8
+                + 1024)
 
     @property
     def warpgroup_rows(self) -> int:
@@ -78,11 +91,11 @@ class TileConfig:
     def cpp(self, staged_store: bool = False) -> str:
         return (f"fraglab::wgmma_gemm::WgmmaTile<{self.bm}, {self.bn}, {self.stages}, {self.group_m}, "
                 f"{'true' if self.pingpong else 'false'}, {self.cluster_m}, {'true' if staged_store else 'false'}, "
-                f"{self.max_store_buffers}>")
+                f"{self.max_store_buffers}, {self.cluster_k}>")
 
 
 # The launcher's tiles (benchmarks/wgmma_suite.py --tiles times the candidates; the winners stay here).
-# Suffix p: ping-pong schedule; c2: clusters of two blocks with B multicast; gN: N row tiles per group; s3: 3 stages;
+# Suffix p: ping-pong schedule; c2: clusters of two blocks with B multicast; k2: clusters of two splitting K; gN: N row tiles per group; s3: 3 stages;
 # b1: one D staging buffer per consumer.
 # H100, 2026-11-23, 16-bit D through TMA, bias + ReLU, TFLOP/s at 2048/4096/8192^3 and 8192x8192x1024:
 # 128x256 group 4: 622 733 675 618; group 8: 619 730 658 613; 3 stages: 601 706 640 594; 128x128p: 562 680 631 572;
@@ -116,6 +129,8 @@ TILES: dict[str, TileConfig] = {
     "128x192c2": TileConfig(128, 192, 4, 16, cluster_m=2),
     "64x128pc2": TileConfig(64, 128, 7, pingpong=True, cluster_m=2),
     "64x64p": TileConfig(64, 64, 12, pingpong=True),
+    "64x64pk2": TileConfig(64, 64, 10, pingpong=True, cluster_k=2),
+    "128x64k2": TileConfig(128, 64, 6, cluster_k=2),
 }
 EXPERIMENTAL_TILES: dict[str, TileConfig] = {
     "128x128p": TileConfig(128, 128, 6, pingpong=True),
@@ -135,9 +150,10 @@ EXPERIMENTAL_TILES: dict[str, TileConfig] = {
     "128x192c2s5": TileConfig(128, 192, 5, 16, cluster_m=2),
     "128x192c2g8": TileConfig(128, 192, 4, 8, cluster_m=2),
     "128x192c2g4": TileConfig(128, 192, 4, 4, cluster_m=2),
+    "64x128pk2": TileConfig(64, 128, 5, pingpong=True, cluster_k=2),
 }
 ALL_TILES = {**TILES, **EXPERIMENTAL_TILES}
-SIXTEEN_BIT_TILES = ("128x192", "128x192c2", "64x128pc2", "64x64p")   # launcher tiles for f16 / bf16 inputs only
+SIXTEEN_BIT_TILES = schedule.SIXTEEN_BIT_ONLY   # launcher tiles for f16 / bf16 inputs only
 # How the MN-major B descriptor's two byte offsets are assigned (see BDescOffsets in wgmma.cu):
 # False: leading = stride between 64-column blocks, stride = between 8-row swizzle atoms.
 B_SWAP_OFFSETS = False
@@ -177,9 +193,9 @@ class WgmmaKernelSpec:
         if self.scaled and self.dtype not in FP8_DTYPES:
             raise ValueError(f"row and column scales (scaled) are for {', '.join(FP8_DTYPES)} inputs; "
                              f"{self.dtype} takes its scale in alpha")
-        if "copy" in (self.a_load, self.b_load) and self.tile_config.cluster_m > 1:
-            raise ValueError(f"tile {self.tile!r} multicasts B: the copy loader (a_load / b_load 'copy') needs a "
-                             f"one-block tile")
+        if "copy" in (self.a_load, self.b_load) and self.tile_config.cluster_blocks > 1:
+            raise ValueError(f"tile {self.tile!r} runs in clusters: the copy loader (a_load / b_load 'copy') needs "
+                             f"a one-block tile")
 
     @property
     def copied_operands(self) -> int:
@@ -199,7 +215,7 @@ class WgmmaKernelSpec:
 
     def name(self) -> str:
         """The C++ name expression of this instantiation."""
-        kernel = "gemm_wgmma_cluster_kernel" if self.tile_config.cluster_m > 1 else "gemm_wgmma_kernel"
+        kernel = "gemm_wgmma_cluster_kernel" if self.tile_config.cluster_blocks > 1 else "gemm_wgmma_kernel"
         return (f"fraglab::wgmma_gemm::{kernel}<{self.tile_config.cpp(self.store == 'tma')}, "
                 f"{epilogue_cpp(self.act, self.bias_mode, self.has_c, self.save_z, self.scaled)}, "
                 f"{_CPP_TYPE[self.dtype]}, "
@@ -362,10 +378,10 @@ def tiles_for(m: int, n: int, tile: TileConfig) -> int:
 
 
 def launch_blocks(m: int, n: int, tile: TileConfig, sm_count: int = 132) -> int:
-    """Persistent grid: one block per tile up to one per SM, in whole clusters (the kernel walks units of
-    cluster_m vertically adjacent tiles per cluster)."""
+    """Persistent grid: one cluster per unit up to one block per SM (the kernel walks units of cluster_m
+    vertically adjacent tiles, or with split-K one tile, per cluster)."""
     units = -(-m // (tile.bm * tile.cluster_m)) * -(-n // tile.bn)
-    return min(units, sm_count // tile.cluster_m) * tile.cluster_m
+    return min(units, sm_count // tile.cluster_blocks) * tile.cluster_blocks
 
 
 def choose_tile(m: int, n: int, sm_count: int = 132, k: int = 4096, dtype: str = "f16", b_order: str = "C",

@@ -44,10 +44,13 @@ constexpr int kConsumerRegs = 232;
 // 64-column blocks j with j % 2 == rank (an MN-major B) or, for a K-major B (one box), block 0 loads it whole, and
 // multicasts them to both: B crosses from L2 to the SMs once per cluster. With ping-pong, consumer c of both blocks
 // reads the same stages (both blocks walk the same units), so a stage's empty barrier counts the 4 warps of each.
+// ClusterK = 2: the two blocks of a cluster take the same tile, each half of its K-blocks (split-K: twice the SMs
+// stream B where tiles are fewer than SMs); block 1 writes its f32 accumulators into block 0's shared memory
+// (DSMEM) and block 0 adds them and runs the epilogue.
 // StagedStore: D leaves through shared memory: each consumer writes its rows, 128 bytes of each at a time, into a
 // 128B-swizzled buffer, and one TMA store per buffer writes it to global memory (clipped at the edges).
 template <int BM_, int BN_, int Stages_, int GroupM_, bool PingPong_, int ClusterM_ = 1, bool StagedStore_ = false,
-          int MaxStoreBuffers_ = 2>
+          int MaxStoreBuffers_ = 2, int ClusterK_ = 1>
 struct WgmmaTile {
   static constexpr int BM = BM_;
   static constexpr int BN = BN_;
@@ -56,6 +59,8 @@ struct WgmmaTile {
   static constexpr bool PingPong = PingPong_;
   static constexpr int ClusterM = ClusterM_;
   static constexpr bool StagedStore = StagedStore_;
+  static constexpr int ClusterK = ClusterK_;
+  static constexpr int kClusterBlocks = ClusterM * ClusterK;
   static constexpr int kWarpgroupRows = PingPong ? BM : BM / kConsumers;
   static constexpr int kMmaM = kWarpgroupRows / 64;
   static constexpr int kABytes = BM * kSwizzleBytes;        // (BM, one K-block of 128 bytes): row r at r * 128, swizzled
@@ -71,8 +76,14 @@ struct WgmmaTile {
   static constexpr int kBiasBytes = (kBiasSlots * kBiasFloats * 4 + 1023) / 1024 * 1024;
   static constexpr int kBiasReaders = (PingPong ? 1 : kConsumers) * 4;  // consumer warps that read one slot's tile
   static constexpr int kStoreBufferBytes = StagedStore ? kWarpgroupRows * kSwizzleBytes : 0;  // 128 B per row
-  static constexpr int kBarrierBytes = (2 * Stages + 2 + 2 * kConsumers) * 8;  // ring full/empty, turn, bias full/empty
-  static constexpr int kSmemBeforeStores = Stages * kStageBytes + kBiasBytes + kBarrierBytes + 1024;  // + align slack
+  // Split-K: block 0's landing place for block 1's accumulators, one f32 tile per consumer warpgroup
+  // (float4 q of thread t at (q * 128 + t) * 16 bytes: a warp's 16-byte stores and loads are contiguous).
+  static constexpr int kReduceFloats = ClusterK > 1 ? kMmaM * (BN / 2) * 128 : 0;
+  static constexpr int kReduceBytes = kConsumers * kReduceFloats * 4;
+  // ring full/empty, turn, bias full/empty (+ split-K: reduce full/free per consumer)
+  static constexpr int kBarrierBytes = (2 * Stages + 2 + 2 * kConsumers + (ClusterK > 1 ? 2 * kConsumers : 0)) * 8;
+  static constexpr int kSmemBeforeStores =
+      Stages * kStageBytes + kBiasBytes + kReduceBytes + kBarrierBytes + 1024;  // + align slack
   // Two store buffers per consumer where they fit: the next 128 columns are written while the last ones' TMA store
   // still reads its buffer (with one, every chunk waited for the previous store to finish reading).
   static constexpr int kStoreBuffers =
@@ -85,6 +96,8 @@ struct WgmmaTile {
   static_assert(kABytes % 1024 == 0 && kBBytes % 1024 == 0, "128B swizzle atoms are 1024-byte aligned");
   static_assert(kSmemBytes <= 227 * 1024, "too much shared memory for one block");
   static_assert(ClusterM == 1 || ClusterM == 2, "clusters of one or two blocks along M");
+  static_assert(ClusterK == 1 || (ClusterK == 2 && ClusterM == 1), "split-K over two blocks, not with ClusterM");
+  static_assert(kReduceBytes % 1024 == 0, "the store buffers after the reduce buffers stay 1024-byte aligned");
   static_assert(kBiasBytes % 1024 == 0, "the store buffers after the bias stay 1024-byte aligned");
 };
 
@@ -146,6 +159,20 @@ __device__ __forceinline__ void mbar_arrive_in(unsigned long long* bar, unsigned
       "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n"
       ::"r"(smem_u32(bar)), "r"(cta)
       : "memory");
+}
+
+// Split-K's hand-over: `bytes` of this block's shared memory at `src` copied to another block's (`dst`, from
+// map_to_cta), completing them on that block's barrier at `remote_bar` as a TMA load would: one transaction,
+// and the receiver waits on its barrier alone.
+__device__ __forceinline__ void bulk_copy_to_cta(unsigned dst, unsigned src, unsigned bytes, unsigned remote_bar) {
+  asm volatile("cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
+               ::"r"(dst), "r"(src), "r"(bytes), "r"(remote_bar)
+               : "memory");
+}
+__device__ __forceinline__ unsigned map_to_cta(unsigned addr, unsigned cta) {
+  unsigned remote;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(addr), "r"(cta));
+  return remote;
 }
 
 // Every thread of every block of the cluster (not .aligned: the producer warp arrives diverged).
@@ -604,7 +631,7 @@ __device__ __forceinline__ void copy_producer(unsigned smem, unsigned full, unsi
   constexpr int BM = Tile::BM;
   constexpr int BN = Tile::BN;
   constexpr int kT = static_cast<int>(sizeof(T));
-  static_assert(Tile::ClusterM == 1, "the copy loader fills one block's stages (no multicast)");
+  static_assert(Tile::kClusterBlocks == 1, "the copy loader fills one block's stages (no cluster)");
   const int lt = threadIdx.x < 32 ? threadIdx.x : threadIdx.x - 32;
   const bool copy_a = (copied_operands & kCopyA) != 0;
   const bool copy_b = (copied_operands & kCopyB) != 0;
@@ -692,6 +719,7 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
                                                 const unsigned char* __restrict__ b_raw, int a_pitch, int b_pitch,
                                                 unsigned copied_operands) {
   constexpr int ClusterM = Tile::ClusterM;
+  constexpr int ClusterK = Tile::ClusterK;
   constexpr int BM = Tile::BM;
   constexpr int BN = Tile::BN;
   constexpr int Stages = Tile::Stages;
@@ -706,13 +734,16 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
   const unsigned raw = smem_u32(smem_raw);
   unsigned char* smem = smem_raw + ((1024 - (raw & 1023)) & 1023);
   float* bias_smem = reinterpret_cast<float*>(smem + Stages * Tile::kStageBytes);
-  unsigned char* store_smem = smem + Stages * Tile::kStageBytes + Tile::kBiasBytes;
+  float* reduce_smem = reinterpret_cast<float*>(smem + Stages * Tile::kStageBytes + Tile::kBiasBytes);
+  unsigned char* store_smem = smem + Stages * Tile::kStageBytes + Tile::kBiasBytes + Tile::kReduceBytes;
   unsigned long long* full =
       reinterpret_cast<unsigned long long*>(store_smem + kConsumers * Tile::kStoreBuffers * Tile::kStoreBufferBytes);
   unsigned long long* empty = full + Stages;
   unsigned long long* turn = empty + Stages;  // ping-pong: turn[c] = "consumer c may start its next mainloop"
   unsigned long long* bias_full = turn + kConsumers;       // bias slot s holds its tile's bias (TMA bytes)
   unsigned long long* bias_empty = bias_full + kConsumers;  // bias slot s's readers are done with it
+  unsigned long long* reduce_full = bias_empty + kConsumers;  // split-K, block 0: block 1's accumulators landed
+  unsigned long long* reduce_free = reduce_full + kConsumers;  // split-K, block 1: block 0 has read them
   // A per-row / per-column bias is loaded into shared memory by TMA, issued by warp 1 of the producer warpgroup as
   // soon as the slot is free (a tile ahead of the epilogue that reads it): its latency hides behind the mainloop,
   // and the consumers neither hold it in registers nor synchronise with each other to stage it.
@@ -721,18 +752,23 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
   const int warpgroup = threadIdx.x / 128;
   // The schedule walks units of ClusterM vertically adjacent tiles, one unit per cluster at a time; block `rank`
   // of the cluster takes row tile ClusterM * unit_row + rank (past the last row tile when M runs out: it still
-  // loads and multicasts its half of B for the other block, and stores nothing). Each role derives the walk
-  // itself (FRAGLAB_WGMMA_WALK): values computed before the roles split would live on in the producer's 40
-  // registers.
-#define FRAGLAB_WGMMA_WALK                                                       \
-  const int m_tiles = (M + BM - 1) / BM;                                         \
-  const int n_tiles = (N + BN - 1) / BN;                                         \
-  const int k_blocks = (K + kBlockK - 1) / kBlockK;                              \
-  const int m_units = (m_tiles + ClusterM - 1) / ClusterM;                       \
-  const int units = m_units * n_tiles;                                           \
-  const int rank = ClusterM > 1 ? static_cast<int>(cluster_rank()) : 0;          \
-  const int cluster = blockIdx.x / ClusterM;                                     \
-  const int clusters = gridDim.x / ClusterM;
+  // loads and multicasts its half of B for the other block, and stores nothing). Split-K (ClusterK = 2): both
+  // blocks take the same unit, block `rank` its K-blocks [rank * k_share, ...). Each role derives the walk itself
+  // (FRAGLAB_WGMMA_WALK): values computed before the roles split would live on in the producer's 40 registers.
+#define FRAGLAB_WGMMA_WALK                                                           \
+  const int m_tiles = (M + BM - 1) / BM;                                             \
+  const int n_tiles = (N + BN - 1) / BN;                                             \
+  const int k_blocks = (K + kBlockK - 1) / kBlockK;                                  \
+  const int m_units = (m_tiles + ClusterM - 1) / ClusterM;                           \
+  const int units = m_units * n_tiles;                                               \
+  const int rank = Tile::kClusterBlocks > 1 ? static_cast<int>(cluster_rank()) : 0;  \
+  const int m_rank = ClusterM > 1 ? rank : 0;                                        \
+  const int k_rank = ClusterK > 1 ? rank : 0;                                        \
+  const int k_share = (k_blocks + ClusterK - 1) / ClusterK;                          \
+  const int kb_first = k_rank * k_share;                                             \
+  const int kb_count = max(0, min(k_blocks - kb_first, k_share));                    \
+  const int cluster = blockIdx.x / Tile::kClusterBlocks;                             \
+  const int clusters = gridDim.x / Tile::kClusterBlocks;
   constexpr int kUnitGroup = Tile::GroupM / ClusterM > 0 ? Tile::GroupM / ClusterM : 1;
 
   if (threadIdx.x == 0) {
@@ -747,6 +783,10 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
     for (int s = 0; s < kConsumers; ++s) {
       mbar_init(&bias_full[s], 1);                    // the bias thread's arrive.expect_tx (+ the TMA bytes)
       mbar_init(&bias_empty[s], Tile::kBiasReaders);  // every consumer warp that read the slot
+      if constexpr (ClusterK > 1) {
+        mbar_init(&reduce_full[s], 1);   // block 0's consumer s expects the bytes; block 1's copy brings them
+        mbar_init(&reduce_free[s], 4);   // every warp of block 0's consumer s, after its reads
+      }
     }
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     prefetch_tma_map(&tma_a);
@@ -754,8 +794,8 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
     if constexpr (kStagedBias) prefetch_tma_map(&tma_bias);
     if constexpr (Tile::StagedStore) prefetch_tma_map(&tma_d);
   }
-  if constexpr (ClusterM > 1) {
-    cluster_sync();  // every block's barriers exist before any block multicasts into them
+  if constexpr (Tile::kClusterBlocks > 1) {
+    cluster_sync();  // every block's barriers exist before any block multicasts or arrives into them
   } else {
     __syncthreads();
   }
@@ -766,7 +806,7 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
     // if-else chain, so nothing the TMA thread and the bias thread hold lives on in the copy threads.
     setmaxnreg_dec<kProducerRegs>();
     FRAGLAB_WGMMA_WALK
-    if (kStagedBias && threadIdx.x == 32) {
+    if (kStagedBias && threadIdx.x == 32 && k_rank == 0) {   // (split-K: block 0 runs the epilogue)
       // Bias thread (warp 1): the same tiles in the same order; slot j % kBiasSlots takes tile j's rows (PerM) or
       // columns (PerN), zeros past the edge, once the slot's readers are done with tile j - kBiasSlots.
       constexpr int kExtent = Epi::kBias == BiasMode::PerN ? BN : BM;
@@ -778,10 +818,10 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
         mbar_wait(&bias_empty[slot], ((j / Tile::kBiasSlots) & 1) ^ 1);
         mbar_arrive_expect_tx(&bias_full[slot], kExtent * 4);
         tma_load_2d(bias_smem + slot * Tile::kBiasFloats, &tma_bias,
-                    Epi::kBias == BiasMode::PerN ? tn * BN : (um * ClusterM + rank) * BM, 0, &bias_full[slot]);
+                    Epi::kBias == BiasMode::PerN ? tn * BN : (um * ClusterM + m_rank) * BM, 0, &bias_full[slot]);
       }
     } else if (copied_operands != 0) {
-      if constexpr (ClusterM == 1) {
+      if constexpr (Tile::kClusterBlocks == 1) {
         const bool a_mn = sizeof(T) == 2 && a_mn_major;
         if (threadIdx.x / 32 != 1) {
           copy_producer<Tile, T, BKMajor, kUnitGroup>(smem_u32(smem), smem_u32(full), smem_u32(empty), M, N, K, a_mn,
@@ -796,9 +836,9 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
       for (int unit = cluster; unit < units; unit += clusters) {
         int um, tn;
         tile_coords<kUnitGroup>(unit, m_units, n_tiles, um, tn);
-        const int tm = um * ClusterM + rank;
+        const int tm = um * ClusterM + m_rank;
         const bool has_rows = tm < m_tiles;
-        for (int kb = 0; kb < k_blocks; ++kb, ++it) {
+        for (int kb = kb_first; kb < kb_first + kb_count; ++kb, ++it) {
           const int s = it % Stages;
           mbar_wait(&empty[s], ((it / Stages) & 1) ^ 1);
           unsigned char* stage = smem + s * Tile::kStageBytes;
@@ -828,7 +868,7 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
             unsigned char* dst = stage + Tile::kABytes + j * Tile::kBBlockBytes;
             if constexpr (ClusterM == 1) {
               tma_load_2d(dst, &tma_b, tn * BN + j * 64, kb * kBK, &full[s]);
-            } else if (j % ClusterM == rank) {
+            } else if (j % ClusterM == m_rank) {
               tma_load_2d_multicast(dst, &tma_b, tn * BN + j * 64, kb * kBK, &full[s],
                                     static_cast<unsigned short>((1u << ClusterM) - 1));
             }
@@ -873,7 +913,7 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
     for (int unit = cluster + local * clusters; unit < units; unit += tile_step * clusters, local += tile_step) {
       int um, tn;
       tile_coords<kUnitGroup>(unit, m_units, n_tiles, um, tn);
-      const int tm = um * ClusterM + rank;
+      const int tm = um * ClusterM + m_rank;
       if constexpr (Tile::PingPong) {
         // Mainloops alternate between the consumers: this one starts only after the other one has passed the
         // waits of its previous tile. That also keeps every ring wait at most one phase ahead of the barrier
@@ -882,13 +922,22 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
         if (local > 0) mbar_wait(&turn[consumer], (turns + consumer + 1) & 1);
         ++turns;
       }
-      int it = local * k_blocks;  // ring position of this tile's first K-block (the producer's order)
+      int it = local * kb_count;  // ring position of this tile's first K-block (the producer's order)
+      if constexpr (ClusterK > 1) {
+        // split-K: a block left no K-blocks (K of one block) adds zeros (zeroed here, before any wgmma, so that
+        // no branch touches the accumulators while wgmmas may be in flight: ptxas would serialise them)
+#pragma unroll
+        for (int mm = 0; mm < kMmaM; ++mm) {
+#pragma unroll
+          for (int i = 0; i < BN / 2; ++i) acc[mm][i] = 0.f;
+        }
+      }
       // A's order is a launch parameter (one instantiation serves both): one uniform branch per tile between two
       // copies of the K loop, which differ only in A's descriptor and the imm-trans-a bit; the row-major copy is
       // the loop as it was (same D bit for bit, 756 TFLOP/s at 4096^3 either way).
       auto k_loop = [&](auto a_order) {
         constexpr bool kAMN = decltype(a_order)::value;
-        for (int kb = 0; kb < k_blocks; ++kb, ++it) {
+        for (int kb = 0; kb < kb_count; ++kb, ++it) {
           const int s = it % Stages;
           mbar_wait(&full[s], (it / Stages) & 1);
           const unsigned a_base = smem_u32(smem + s * Tile::kStageBytes) + a_row_offset * kSwizzleBytes;
@@ -925,7 +974,57 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
         if (warp_leader) mbar_arrive(&turn[1 - consumer]);
       }
       wgmma_wait<0>();
-      release((it - 1) % Stages);
+      if (kb_count > 0) release((it - 1) % Stages);
+      if constexpr (ClusterK > 1) {
+        // Block 1 hands its partial sums to block 0 (consumer c to consumer c: both walk the same units) and
+        // moves on; block 0 adds them and goes on to the epilogue. `reduce_round`: this consumer's tiles so far.
+        const int reduce_round = local / tile_step;
+        const unsigned buffer0 = smem_u32(reduce_smem + consumer * Tile::kReduceFloats);
+        const unsigned buffer = buffer0 + t * 16;
+        if (k_rank != 0) {
+          // Block 0 has read the previous round, so the copy of it (which completed before) no longer reads this
+          // block's buffer: write the sums here, then one bulk copy takes them to block 0's buffer.
+          mbar_wait(&reduce_free[consumer], (reduce_round & 1) ^ 1);
+#pragma unroll
+          for (int mm = 0; mm < kMmaM; ++mm) {
+#pragma unroll
+            for (int q = 0; q < BN / 8; ++q) {
+              asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};"
+                           ::"r"(buffer + (mm * BN / 8 + q) * 128 * 16), "f"(acc[mm][4 * q]), "f"(acc[mm][4 * q + 1]),
+                             "f"(acc[mm][4 * q + 2]), "f"(acc[mm][4 * q + 3])
+                           : "memory");
+            }
+          }
+          fence_proxy_async_smem();   // the writes above are seen by the copy (the async proxy)
+          warpgroup_sync(1 + consumer);
+          if (t == 0) {
+            bulk_copy_to_cta(map_to_cta(buffer0, 0), buffer0, Tile::kReduceFloats * 4,
+                             map_to_cta(smem_u32(&reduce_full[consumer]), 0));
+          }
+          continue;
+        }
+        // (block 1's bytes may land before this expectation: the count goes below zero and the phase waits for it)
+        if (t == 0) mbar_arrive_expect_tx(&reduce_full[consumer], Tile::kReduceFloats * 4);
+        mbar_wait(&reduce_full[consumer], reduce_round & 1);
+#pragma unroll
+        for (int mm = 0; mm < kMmaM; ++mm) {
+#pragma unroll
+          for (int q = 0; q < BN / 8; ++q) {
+            float4 v;
+            asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];"
+                         : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+                         : "r"(buffer + (mm * BN / 8 + q) * 128 * 16)
+                         : "memory");
+            acc[mm][4 * q] += v.x;
+            acc[mm][4 * q + 1] += v.y;
+            acc[mm][4 * q + 2] += v.z;
+            acc[mm][4 * q + 3] += v.w;
+          }
+        }
+        // the adds above have consumed every value loaded (so the loads are done) before the warp says so
+        __syncwarp();
+        if (warp_leader) mbar_arrive_in(&reduce_free[consumer], 1);
+      }
       // This tile's bias slot (ping-pong: consumer c's tiles are the block's tiles c, c + 2, ..., all in slot c).
       const int bias_slot = local % Tile::kBiasSlots;
       if constexpr (kStagedBias) mbar_wait(&bias_full[bias_slot], (local / Tile::kBiasSlots) & 1);
@@ -947,8 +1046,8 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
     }
   }
 #undef FRAGLAB_WGMMA_WALK
-  // No block leaves while the other may still arrive on its barriers.
-  if constexpr (ClusterM > 1) cluster_sync();
+  // No block leaves while the other may still arrive on its barriers (or, split-K, write its reduce buffer).
+  if constexpr (Tile::kClusterBlocks > 1) cluster_sync();
 }
 
 template <class Tile, class Epi, class T, class OutT, bool BSwapOffsets = false, bool BKMajor = false>
@@ -961,7 +1060,7 @@ __global__ void __launch_bounds__(kThreads, 1)
                       int ldc, int ldbias, int ldd, int ldz, const unsigned char* __restrict__ a_raw,
                       const unsigned char* __restrict__ b_raw, int a_pitch, int b_pitch,
                       unsigned copied_operands) {
-  static_assert(Tile::ClusterM == 1, "clustered tiles launch gemm_wgmma_cluster_kernel");
+  static_assert(Tile::kClusterBlocks == 1, "clustered tiles launch gemm_wgmma_cluster_kernel");
   gemm_wgmma_body<Tile, Epi, T, OutT, BSwapOffsets, BKMajor>(tma_a, tma_b, tma_d, tma_bias, M, N, K, alpha, beta,
                                                              leaky_slope, C, bias, D, Z, scale_a, scale_b,
                                                              a_mn_major, ldc, ldbias, ldd, ldz, a_raw, b_raw,
@@ -969,7 +1068,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 }
 
 template <class Tile, class Epi, class T, class OutT, bool BSwapOffsets = false, bool BKMajor = false>
-__global__ void __launch_bounds__(kThreads, 1) __cluster_dims__(Tile::ClusterM, 1, 1)
+__global__ void __launch_bounds__(kThreads, 1) __cluster_dims__(Tile::kClusterBlocks, 1, 1)
     gemm_wgmma_cluster_kernel(const __grid_constant__ TmaMap tma_a, const __grid_constant__ TmaMap tma_b,
                               const __grid_constant__ TmaMap tma_d, const __grid_constant__ TmaMap tma_bias, int M,
                               int N, int K, float alpha, float beta, float leaky_slope, const float* __restrict__ C,
@@ -978,7 +1077,7 @@ __global__ void __launch_bounds__(kThreads, 1) __cluster_dims__(Tile::ClusterM, 
                               int a_mn_major, int ldc, int ldbias, int ldd, int ldz,
                               const unsigned char* __restrict__ a_raw, const unsigned char* __restrict__ b_raw,
                               int a_pitch, int b_pitch, unsigned copied_operands) {
-  static_assert(Tile::ClusterM > 1, "one-block tiles launch gemm_wgmma_kernel");
+  static_assert(Tile::kClusterBlocks > 1, "one-block tiles launch gemm_wgmma_kernel");
   gemm_wgmma_body<Tile, Epi, T, OutT, BSwapOffsets, BKMajor>(tma_a, tma_b, tma_d, tma_bias, M, N, K, alpha, beta,
                                                              leaky_slope, C, bias, D, Z, scale_a, scale_b,
                                                              a_mn_major, ldc, ldbias, ldd, ldz, a_raw, b_raw,

@@ -106,7 +106,7 @@ def test_persistent_grid_is_whole_clusters_and_at_most_one_block_per_sm():
     for name, tile in wgmma.ALL_TILES.items():
         for m, n in ((1, 8), (1000, 520), (8192, 8192), (130, 4096)):
             blocks = wgmma.launch_blocks(m, n, tile, 132)
-            assert blocks % tile.cluster_m == 0 and 1 <= blocks <= 132, (name, m, n)
+            assert blocks % tile.cluster_blocks == 0 and 1 <= blocks <= 132, (name, m, n)
     c2 = wgmma.ALL_TILES["128x256c2"]
     assert wgmma.launch_blocks(1, 8, c2, 132) == 2       # one unit of two row tiles, the second past M
     assert wgmma.launch_blocks(384, 256, c2, 132) == 4   # three row tiles -> two units
@@ -226,6 +226,8 @@ def test_representatives_assemble_to_sm90a_cubins():
                                                  cubin=True)
     assert ok, log
     assert cubin[:4] == b"\x7fELF"
+    # ptxas says when it serialises wgmmas (accumulators touched where wgmmas may be in flight): a slow mainloop
+    assert "C7518" not in log, [line for line in log.splitlines() if "C7518" in line][:3]
 
 
 @pytest.mark.skipif(OFFLINE is not None, reason=str(OFFLINE))

@@ -124,7 +124,7 @@ def test_one_block_walks_many_tiles(cp, tile, bias_mode, out_dtype):
     """A persistent grid of one block (one cluster) walks every tile: the ring's phases, the bias slots (loaded by
     TMA a tile ahead), the ping-pong turns and the store buffers all carry over from tile to tile. 1100 rows: an
     odd number of 128-row tiles, so a cluster's last unit has a block with no rows (its bias box is all past M)."""
-    grid = wgmma.ALL_TILES[tile].cluster_m
+    grid = wgmma.ALL_TILES[tile].cluster_blocks
     run_case(cp, 1100, 520, 136, "f16", act="gelu", bias_mode=bias_mode, beta=0.5, save_z=True, seed=5, tile=tile,
              grid=grid, out_dtype=out_dtype)
 
@@ -141,7 +141,7 @@ def test_column_major_b(cp, m, n, k, dtype, tile):
 @pytest.mark.parametrize("tile", COLUMN_B_TILES)
 def test_one_block_walks_many_tiles_with_a_column_major_b(cp, tile, bias_mode, out_dtype):
     run_case(cp, 1100, 520, 136, "bf16", act="gelu", bias_mode=bias_mode, beta=0.5, save_z=True, seed=6, tile=tile,
-             grid=wgmma.ALL_TILES[tile].cluster_m, out_dtype=out_dtype, b_order="F")
+             grid=wgmma.ALL_TILES[tile].cluster_blocks, out_dtype=out_dtype, b_order="F")
 
 
 @pytest.mark.parametrize("tile", COLUMN_B_TILES)

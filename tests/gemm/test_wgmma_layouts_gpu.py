@@ -1,6 +1,8 @@
 """The wgmma GEMM's column-major A (imm-trans-a: A loaded as (K64, M64) boxes of its K x M rows) and the tiles
 added for ragged shapes and small N (128x192: wgmma n192; 256x128; 64x128p; 64x64p; clusters of two on 128x192,
-64x64p and 64x128p, B's 64-column blocks multicast by alternate blocks, a K-major B by the first), on an sm_90 GPU against the float64 reference
+64x64p and 64x128p, B's 64-column blocks multicast by alternate blocks, a K-major B by the first; split-K clusters
+of two on 64x64p, 128x64 and 64x128p, K = 8 leaving the second block no K-block), on an sm_90 GPU against the
+float64 reference
 (marked gpu; skipped with the reason otherwise). Outputs are poisoned (NaN) before every launch, inputs are
 fresh random values. A column-major A's rows in memory are M long, so M is a multiple of 8 where it is one.
 """
@@ -20,9 +22,10 @@ pytestmark = pytest.mark.gpu
 SIZES = [(8, 24, 40), (136, 136, 72), (264, 264, 1000), (1000, 520, 8), (304, 1032, 200), (128, 256, 64)]
 # row-major A: any M
 ODD_SIZES = [(1, 8, 8), (7, 24, 40), (131, 136, 72), (257, 264, 1000), (997, 520, 8), (300, 1032, 200)]
-NEW_TILES = ("128x192", "256x128", "64x128p", "128x192c2", "64x64p", "64x64pc2", "64x128pc2")
+NEW_TILES = ("128x192", "256x128", "64x128p", "128x192c2", "64x64p", "64x64pc2", "64x128pc2", "64x64pk2", "128x64k2",
+             "64x128pk2")
 A_TILES = ("128x256", "128x192", "128x128", "128x64", "64x256p", "64x128p", "256x128", "128x256c2", "128x192c2",
-           "64x128pc2", "64x64p")
+           "64x128pc2", "64x64p", "64x64pk2", "128x64k2")
 COMBOS = list(itertools.product(ACT_KINDS, BIAS_MODES))
 
 
@@ -88,7 +91,7 @@ def test_one_block_walks_many_tiles_with_a_column_major_a(cp, tile, bias_mode, o
     """A persistent grid of one block (one cluster) walks every tile with the MN-major A loads: 1104 rows, an odd
     number of 128-row tiles."""
     run_case(cp, 1104, 520, 136, "f16", act="gelu", bias_mode=bias_mode, beta=0.5, save_z=True, seed=5, tile=tile,
-             grid=wgmma.ALL_TILES[tile].cluster_m, out_dtype=out_dtype, a_order="F")
+             grid=wgmma.ALL_TILES[tile].cluster_blocks, out_dtype=out_dtype, a_order="F")
 
 
 @pytest.mark.parametrize("dtype", wgmma.DTYPES)
@@ -104,7 +107,7 @@ def test_ragged_tiles(cp, m, n, k, dtype, tile, b_order):
 def test_one_block_walks_many_tiles_on_the_ragged_tiles(cp, tile, b_order):
     """One persistent block (one cluster) walks every tile; a cluster's last unit has a block with no rows."""
     run_case(cp, 1100, 520, 136, "bf16", act="gelu", bias_mode="per_m", beta=0.5, save_z=True, seed=6, tile=tile,
-             grid=wgmma.ALL_TILES[tile].cluster_m, out_dtype="f16", b_order=b_order)
+             grid=wgmma.ALL_TILES[tile].cluster_blocks, out_dtype="f16", b_order=b_order)
 
 
 @pytest.mark.parametrize("a_order", ("C", "F"))

@@ -11,7 +11,7 @@ def test_rules_are_named_and_every_choice_is_a_launcher_tile():
     seen = set()
     for m in (1, 16, 64, 65, 128, 1000, 2048, 3000, 4095, 8192):
         for n in (8, 1000, 3000, 4096, 14336):
-            for k in (8, 1000, 4096):
+            for k in (8, 1000, 4096, 8192):
                 for dtype, order in (("f16", "C"), ("bf16", "F"), ("e4m3", "F")):
                     s = schedule.choose(m, n, k, dtype, order, "f16")
                     assert s.tile in wgmma.TILES and s.rule in schedule.RULES
@@ -23,9 +23,8 @@ def test_rules_are_named_and_every_choice_is_a_launcher_tile():
 @pytest.mark.parametrize("m", [1, 8, 16, 32, 64])
 def test_rule_one_row_tile_for_decode_m(m):
     # N 4096: 64 tiles of 64x64 fit one wave (more SMs stream the weight; 19.8 us against 64x256p's 28.4 at M 64)
-    for k in (4096, 14336):
-        s = schedule.choose(m, 4096, k, "f16", "F", "f16")
-        assert (s.tile, s.rule, s.l2_promotion) == ("64x64p", "one_row_tile", "256B")
+    s = schedule.choose(m, 4096, 4096, "f16", "F", "f16")
+    assert (s.tile, s.rule, s.l2_promotion) == ("64x64p", "one_row_tile", "256B")
     # N 11008 / 14336: 172 / 224 tiles of 64x64 would be two waves; 64x256p's 43 / 56 stream the weight once
     for n, k in ((14336, 4096), (11008, 4096)):
         s = schedule.choose(m, n, k, "f16", "F", "f16")
@@ -110,7 +109,7 @@ def test_rule_few_tiles_takes_the_smallest_tile():
     # M = 128, N = 4096: 32 tiles of 128x128 (a quarter wave); 64x64p gives 128 (20.0 us against 128x64's 22.0)
     s = schedule.choose(128, 4096, 4096, "f16", "F", "f16")
     assert (s.tile, s.rule) == ("64x64p", "few_tiles")
-    assert schedule.choose(128, 4096, 14336, "bf16", "C", "bf16").tile == "64x64p"
+    assert schedule.choose(128, 4096, 4096, "bf16", "C", "bf16").tile == "64x64p"
     # e4m3: 128x64 (64 tiles; measured 212 against 128x128's 167 at f16 on the H100)
     assert schedule.choose(128, 4096, 4096, "e4m3", "F", "f16").tile == "128x64"
     # N 8192: 256 tiles of 64x64 are two waves; 128x64's 128 are one (25.3 us against 33.8 at K 4096)
@@ -120,6 +119,28 @@ def test_rule_few_tiles_takes_the_smallest_tile():
     assert schedule.choose(1024, 1024, 1024).tile == "128x64"
     # 129 tiles of 128x64 would not: the waves rule
     assert schedule.choose(1032, 1024, 1024).rule == "waves"
+
+
+def test_rule_split_k_for_few_tiles_and_a_long_k():
+    # M 64, N 4096, K 14336: 64 tiles of 64x64, each a cluster of two blocks on half its K-blocks: 128 blocks
+    # stream the weight (H100: 48.4 us against 64x64p's 52.9, torch.mm 49.2)
+    for m, order in ((33, "F"), (64, "C"), (1, "F")):
+        s = schedule.choose(m, 4096, 14336, "f16", order, "f16")
+        assert (s.tile, s.rule, s.l2_promotion) == ("64x64pk2", "split_k", "256B"), m
+    # M 128: 64 tiles of 128x64 (51.6 against 64x64p's 53.7 at K 14336; 33.4 / 33.6 at K 8192)
+    s = schedule.choose(128, 4096, 8192, "bf16", "C", "bf16")
+    assert (s.tile, s.rule) == ("128x64k2", "split_k")
+    # K 4096: no gain (the cluster's launch and hand-over cost about a microsecond): no split
+    assert schedule.choose(64, 4096, 8128, "f16", "F", "f16").tile == "64x64p"
+    assert schedule.choose(128, 4096, 4096, "f16", "F", "f16").tile == "64x64p"
+    # at most half the SMs' worth of tiles: 66 tiles of 64x64 split, 67 do not
+    assert schedule.choose(64, 66 * 64, 8192, "f16", "F", "f16").tile == "64x64pk2"
+    assert schedule.choose(64, 66 * 64 + 8, 8192, "f16", "F", "f16").tile == "64x64p"
+    assert schedule.choose(64, 4096, 8192, "f16", "F", "f16", sm_count=100).tile == "64x64p"
+    # not for e4m3 (unmeasured), rows off 32-byte pitches (K 8200: 16400-byte rows), or past 128 rows
+    assert schedule.choose(64, 4096, 8192, "e4m3", "F", "f16").rule != "split_k"
+    assert schedule.choose(64, 4096, 8200, "f16", "F", "f16").rule != "split_k"
+    assert schedule.choose(129, 2048, 8192, "f16", "F", "f16").rule != "split_k"
 
 
 def test_sm_count_enters_the_waves():
@@ -138,8 +159,10 @@ def test_a_column_major_a_counts_its_rows_of_m():
 
 def test_the_sixteen_bit_tile_is_compiled_for_sixteen_bit_inputs_only():
     specs = wgmma.all_specs()
-    assert {s.dtype for s in specs if s.tile == "128x192"} == set(wgmma.DTYPES)
-    assert set(wgmma.SIXTEEN_BIT_TILES) == set(schedule.SIXTEEN_BIT_ONLY) <= set(wgmma.TILES)
+    for tile in wgmma.SIXTEEN_BIT_TILES:
+        assert {s.dtype for s in specs if s.tile == tile} == set(wgmma.DTYPES), tile
+    assert "e4m3" in {s.dtype for s in specs if s.tile == "128x256"}
+    assert set(wgmma.SIXTEEN_BIT_TILES) <= set(wgmma.TILES)
 
 
 def test_launcher_takes_the_schedule_and_a_forced_tile_keeps_the_promotion():
