@@ -175,19 +175,22 @@ def test_current_and_given_streams():
 
 
 @pytest.mark.parametrize("with_out", [False, True])
-def test_torch_graph_capture_and_replay(with_out):
-    a, b, bias = rand(256, 128), rand(96, 128, seed=1).t(), rand(96, dtype=torch.float32, seed=2)
-    out = torch.empty(256, 96, device="cuda", dtype=torch.float16) if with_out else None
+@pytest.mark.parametrize("m,n,k", [(256, 96, 128), (48, 256, 8192)])   # the second: a split-K cluster (64x64pk2)
+def test_torch_graph_capture_and_replay(with_out, m, n, k):
+    a, b, bias = rand(m, k), rand(n, k, seed=1).t(), rand(n, dtype=torch.float32, seed=2)
+    out = torch.empty(m, n, device="cuda", dtype=torch.float16) if with_out else None
     kwargs = dict(bias=bias, act="gelu_tanh", out_dtype=torch.float16) if not with_out else dict(
         bias=bias, act="gelu_tanh", out=out)
     fraglab.gemm(a, b, **kwargs)   # warm: compile and plan outside the capture
     torch.cuda.synchronize()
+    if k == 8192:
+        assert fraglab.gemm.api.prepare(a, b, **kwargs).kernel_spec.tile == "64x64pk2"
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
         d = fraglab.gemm(a, b, **kwargs)
-    a.copy_(rand(256, 128, seed=5))
-    b.copy_(rand(96, 128, seed=6).t())
-    bias.copy_(rand(96, dtype=torch.float32, seed=7))
+    a.copy_(rand(m, k, seed=5))
+    b.copy_(rand(n, k, seed=6).t())
+    bias.copy_(rand(n, dtype=torch.float32, seed=7))
     graph.replay()
     torch.cuda.synchronize()
     eager = fraglab.gemm(a, b, bias=bias, act="gelu_tanh", out_dtype=torch.float16)

@@ -305,12 +305,15 @@ def test_every_activation_and_bias_mode(cp, i):
 
 
 # The schedule's choices (fraglab/gemm/schedule.py), as spec_for makes them: decode M on the 64x256p tile, rows whose
-# pitch is 16 but not 32 bytes aligned (N or K = 1000, 3000: L2 promotion off), few tiles on 128x64, 128x128 by waves.
+# pitch is 16 but not 32 bytes aligned (N or K = 1000, 3000: L2 promotion off), few tiles on 128x64, 128x128 by waves,
+# split-K clusters for few tiles and a long K.
 SCHEDULED = [((1, 1000, 1000), "one_row_tile"), ((16, 4104, 520), "one_row_tile"), ((64, 1000, 3000), "one_row_tile"),
              ((200, 1000, 360), "sector_misaligned_rows"), ((1100, 3000, 1000), "sector_misaligned_rows"),
              ((1300, 2000, 136), "sector_misaligned_rows"), ((129, 2048, 544), "few_tiles"),
-             ((1000, 1024, 144), "few_tiles"), ((1000, 1152, 144), "waves")]
-# their tiles (f16): 64x64p, 64x64p, 64x64p, 64x128pc2, 128x256, 128x192c2, 64x64p, 128x64, 128x128
+             ((1000, 1024, 144), "few_tiles"), ((1000, 1152, 144), "waves"), ((40, 272, 8224), "split_k"),
+             ((100, 528, 8256), "split_k")]
+# their tiles (f16): 64x64p, 64x64p, 64x64p, 64x128pc2, 128x256, 128x192c2, 64x64p, 128x64, 128x128, 64x64pk2 and
+# 128x64k2 (K-blocks 129: the second block of each cluster one fewer)
 
 
 def _scheduled_case(case, b_order):
