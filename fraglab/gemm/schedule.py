@@ -5,13 +5,16 @@ below has its test (tests/gemm/test_wgmma_schedule.py).
 The rules, first match wins (f16, bias per column + ReLU, D f16, TFLOP/s; H100 80GB HBM3 2026-11-25, raw timings
 in docs/results/h100_2026-11-25b/gemm/, and H200 2026-11-26, docs/results/h200_2026-11-26/gemm/):
 
-0. `split_k`: M <= 128, f16 / bf16, rows at 32-byte pitches, K >= SPLIT_K_MIN_K, and so few tiles that a cluster
-   of two blocks per tile still fits one wave (<= SMs / 2 tiles): the tile's K-blocks split between the two blocks
-   of a cluster, the second block's sums added in the first (64x64pk2 for M <= 64, 128x64k2 above): twice the SMs
-   stream the weight. H100 2026-11-26 (docs/results/h100_2026-11-26b/gemm/), N 4096, weight column-major, us,
-   split / one block per tile (64x64p) / torch.mm: M 64 K 8192 31.6 / 33.0 / 32.0, K 14336 48.4 / 52.9 / 49.2;
-   M 128 (128x64k2) K 8192 33.4 / 33.6 / 29.8, K 14336 51.6 / 53.7 / 54.1; at K 4096 no gain (19.8 / 19.9 at
-   M 64, 21.1 / 20.5 at M 128): the cluster's launch and hand-over cost about a microsecond.
+0. `split_k`: M <= 128, f16 / bf16, rows at 32-byte pitches, K >= the tile's SPLIT_K_MIN_K, and so few tiles
+   that a cluster of two blocks per tile still fits one wave (<= SMs / 2 tiles): the tile's K-blocks split between
+   the two blocks of a cluster, the second block's sums added in the first (64x64pk2 for M <= 64, 128x64k2 above):
+   twice the SMs stream the weight. N 4096, weight column-major, us, split / one block per tile (64x64p) /
+   torch.mm (docs/results/h100_2026-11-26b/gemm/): H100 (05:14 UTC) M 64 K 4096 20.0 / 20.0 / 17.4, K 8192
+   31.5 / 33.0 / 32.2, K 14336 48.7 / 53.8 / 49.1; M 128 (128x64k2) K 4096 21.0 / 20.4 / 17.7, K 8192 33.2 / 33.9
+   / 29.6, K 14336 51.6 / 54.1 / 54.3. H200 (05:20 UTC): M 64 K 4096 16.3 / 19.7 / 14.6, K 14336 36.6 / 53.7 /
+   39.2; M 128 K 4096 18.1 / 20.1 / 16.9, K 8192 28.1 / 33.6 / 27.6. So 64x64pk2 from K 4096 (even on the H100,
+   well ahead on the H200), 128x64k2 from K 8192 (at K 4096 the H100 loses 2-3%, the cluster's launch and
+   hand-over costing about a microsecond, where the H200 gains 10%).
 1. `one_row_tile`: M <= 64 takes a ping-pong 64-row tile (no padding rows; each consumer streams its own tile of
    the weight): 64x64p where its tiles fit one wave (f16 / bf16; more SMs streaming the weight: H200 01:1x UTC,
    M = 64, N = K = 4096, us, 64x64p / 64x256p / skinny GEMM: B column-major 19.8 / 28.4 / 26.1, row-major
@@ -72,7 +75,7 @@ _BYTES = {"f16": 2, "bf16": 2, "f32": 4, "e4m3": 1}
 L2_PROMOTIONS = ("none", "64B", "128B", "256B")
 DEFAULT_L2_PROMOTION = "256B"
 RULES = ("split_k", "one_row_tile", "sector_misaligned_rows", "waves", "few_tiles")
-SPLIT_K_MIN_K = 8192
+SPLIT_K_MIN_K = {"64x64pk2": 4096, "128x64k2": 8192}   # the split-K tile for M <= 64 / above, from this K
 SPLIT_K_MAX_M = 128
 SKINNY_RULE = "skinny_split_k"   # choose_kernel's one rule
 SKINNY_MAX_M = 32
@@ -131,10 +134,9 @@ def choose(m: int, n: int, k: int, dtype: str = "f16", b_order: str = "C", out_d
     sixteen_bit = dtype in ("f16", "bf16")
     aligned = sector_aligned(m, n, k, dtype, b_order, out_dtype, a_order)
     promotion = DEFAULT_L2_PROMOTION if aligned else "none"
-    if sixteen_bit and aligned and k >= SPLIT_K_MIN_K and m <= SPLIT_K_MAX_M:
-        tile = "64x64pk2" if m <= ONE_ROW_TILE_M else "128x64k2"
-        bm, bn = (64, 64) if m <= ONE_ROW_TILE_M else (128, 64)
-        if tile_count(m, n, bm, bn) <= sm_count // 2:
+    if sixteen_bit and aligned and m <= SPLIT_K_MAX_M:
+        tile, bm = ("64x64pk2", 64) if m <= ONE_ROW_TILE_M else ("128x64k2", 128)
+        if k >= SPLIT_K_MIN_K[tile] and tile_count(m, n, bm, 64) <= sm_count // 2:
             return Schedule(tile, promotion, "split_k")
     if m <= ONE_ROW_TILE_M:
         narrow = sixteen_bit and tile_count(m, n, 64, 64) <= sm_count

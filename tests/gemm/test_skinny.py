@@ -30,7 +30,7 @@ def test_rule_skinny_split_k_takes_decode_m(m):
 
 def test_rule_skinny_split_k_stops_at_32_rows():
     # M 64, N 4096: the wgmma kernel's 64x64p (64 tiles) 19.8 us against the skinny GEMM's 26.1 (H200, B
-    # column-major); M 128: 232.0 against 128x128's 92.8 at 11008^2 (H100)
+    # column-major; 64x64pk2 since, 16.3); M 128: 232.0 against 128x128's 92.8 at 11008^2 (H100)
     assert schedule.choose_kernel(32, 4096, 4096) == "skinny"
     for m, n in ((33, 4104), (64, 4096), (64, 14336), (64, 11008), (65, 4096), (128, 4096)):
         assert schedule.choose_kernel(m, n, 4096) == "wgmma", (m, n)

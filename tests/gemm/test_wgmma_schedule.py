@@ -22,9 +22,11 @@ def test_rules_are_named_and_every_choice_is_a_launcher_tile():
 
 @pytest.mark.parametrize("m", [1, 8, 16, 32, 64])
 def test_rule_one_row_tile_for_decode_m(m):
-    # N 4096: 64 tiles of 64x64 fit one wave (more SMs stream the weight; 19.8 us against 64x256p's 28.4 at M 64)
-    s = schedule.choose(m, 4096, 4096, "f16", "F", "f16")
-    assert (s.tile, s.rule, s.l2_promotion) == ("64x64p", "one_row_tile", "256B")
+    # N 4096, K 2048: 64 tiles of 64x64 fit one wave (more SMs stream the weight; 19.8 us against 64x256p's 28.4
+    # at M 64, K 4096); N 8192 (128 tiles, too many for split-K clusters) from K 4096 on too
+    for n, k in ((4096, 2048), (8192, 4096), (8192, 14336)):
+        s = schedule.choose(m, n, k, "f16", "F", "f16")
+        assert (s.tile, s.rule, s.l2_promotion) == ("64x64p", "one_row_tile", "256B"), (n, k)
     # N 11008 / 14336: 172 / 224 tiles of 64x64 would be two waves; 64x256p's 43 / 56 stream the weight once
     for n, k in ((14336, 4096), (11008, 4096)):
         s = schedule.choose(m, n, k, "f16", "F", "f16")
@@ -122,17 +124,17 @@ def test_rule_few_tiles_takes_the_smallest_tile():
 
 
 def test_rule_split_k_for_few_tiles_and_a_long_k():
-    # M 64, N 4096, K 14336: 64 tiles of 64x64, each a cluster of two blocks on half its K-blocks: 128 blocks
-    # stream the weight (H100: 48.4 us against 64x64p's 52.9, torch.mm 49.2)
-    for m, order in ((33, "F"), (64, "C"), (1, "F")):
-        s = schedule.choose(m, 4096, 14336, "f16", order, "f16")
-        assert (s.tile, s.rule, s.l2_promotion) == ("64x64pk2", "split_k", "256B"), m
-    # M 128: 64 tiles of 128x64 (51.6 against 64x64p's 53.7 at K 14336; 33.4 / 33.6 at K 8192)
+    # M 64, N 4096: 64 tiles of 64x64, each a cluster of two blocks on half its K-blocks: 128 blocks stream the
+    # weight (K 14336: H100 48.7 us against 64x64p's 53.8, H200 36.6 against 53.7; K 4096: 20.0 / 20.0, 16.3 / 19.7)
+    for m, k, order in ((33, 14336, "F"), (64, 4096, "C"), (1, 4096, "F"), (64, 11008, "F")):
+        s = schedule.choose(m, 4096, k, "f16", order, "f16")
+        assert (s.tile, s.rule, s.l2_promotion) == ("64x64pk2", "split_k", "256B"), (m, k)
+    # M 128: 64 tiles of 128x64 from K 8192 (H100 33.2 against 64x64p's 33.9 at K 8192, 51.6 / 54.1 at K 14336)
     s = schedule.choose(128, 4096, 8192, "bf16", "C", "bf16")
     assert (s.tile, s.rule) == ("128x64k2", "split_k")
-    # K 4096: no gain (the cluster's launch and hand-over cost about a microsecond): no split
-    assert schedule.choose(64, 4096, 8128, "f16", "F", "f16").tile == "64x64p"
-    assert schedule.choose(128, 4096, 4096, "f16", "F", "f16").tile == "64x64p"
+    # shorter K: no split (M 128, K 4096: 21.0 against 64x64p's 20.4 on the H100; the cluster costs a microsecond)
+    assert schedule.choose(64, 4096, 4032, "f16", "F", "f16").tile == "64x64p"
+    assert schedule.choose(128, 4096, 8128, "f16", "F", "f16").tile == "64x64p"
     # at most half the SMs' worth of tiles: 66 tiles of 64x64 split, 67 do not
     assert schedule.choose(64, 66 * 64, 8192, "f16", "F", "f16").tile == "64x64pk2"
     assert schedule.choose(64, 66 * 64 + 8, 8192, "f16", "F", "f16").tile == "64x64p"
