@@ -21,6 +21,24 @@
 #error "compile through fraglab/gemm/wgmma.py: it prepends the generated accumulator indexing"
 #endif
 
+#ifdef FRAGLAB_WGMMA_TRACE
+// A launch's timeline (benchmarks/wgmma_trace.py compiles with -DFRAGLAB_WGMMA_TRACE): the global timer (ns) per
+// block at 8 points (FRAGLAB_TRACE(point) below; the last launch's values stay).
+extern "C" {
+__device__ unsigned long long fraglab_wgmma_trace[1024 * 8];
+}
+#define FRAGLAB_TRACE(point)                                                \
+  do {                                                                      \
+    unsigned long long ns_;                                                 \
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns_));                 \
+    fraglab_wgmma_trace[blockIdx.x * 8 + (point)] = ns_;                    \
+  } while (0)
+#else
+#define FRAGLAB_TRACE(point) \
+  do {                       \
+  } while (0)
+#endif
+
 namespace fraglab {
 namespace wgmma_gemm {
 
@@ -772,6 +790,8 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
   constexpr int kUnitGroup = Tile::GroupM / ClusterM > 0 ? Tile::GroupM / ClusterM : 1;
 
   if (threadIdx.x == 0) {
+    FRAGLAB_TRACE(0);   // trace points: 0 entry, 1 past the start sync, 2 first loads issued, 3 first stage full,
+                        // 4 first tile's mainloop done, 5 its sums complete (split-K), 6 its D issued, 7 done
     for (int s = 0; s < Stages; ++s) {
       // the producer's arrive.expect_tx (+ the TMA bytes); with the copy loader each copy thread's cp.async
       // arrival, and the TMA part's arrive.expect_tx where one operand stays on TMA
@@ -799,6 +819,7 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
   } else {
     __syncthreads();
   }
+  if (threadIdx.x == 0) FRAGLAB_TRACE(1);
 
   if (warpgroup == 0) {
     // Producer: one thread walks the block's tiles in order and keeps the ring full (with the copy loader: the
@@ -873,6 +894,7 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
                                     static_cast<unsigned short>((1u << ClusterM) - 1));
             }
           }
+          if (it == 0) FRAGLAB_TRACE(2);
         }
       }
     }
@@ -940,6 +962,7 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
         for (int kb = 0; kb < kb_count; ++kb, ++it) {
           const int s = it % Stages;
           mbar_wait(&full[s], (it / Stages) & 1);
+          if (it == 0 && threadIdx.x == 128) FRAGLAB_TRACE(3);
           const unsigned a_base = smem_u32(smem + s * Tile::kStageBytes) + a_row_offset * kSwizzleBytes;
           const unsigned b_base = smem_u32(smem + s * Tile::kStageBytes + Tile::kABytes);
           wgmma_fence();
@@ -974,6 +997,7 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
         if (warp_leader) mbar_arrive(&turn[1 - consumer]);
       }
       wgmma_wait<0>();
+      if (local == 0 && threadIdx.x == 128) FRAGLAB_TRACE(4);
       if (kb_count > 0) release((it - 1) % Stages);
       if constexpr (ClusterK > 1) {
         // Block 1 hands its partial sums to block 0 (consumer c to consumer c: both walk the same units) and
@@ -1001,6 +1025,7 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
             bulk_copy_to_cta(map_to_cta(buffer0, 0), buffer0, Tile::kReduceFloats * 4,
                              map_to_cta(smem_u32(&reduce_full[consumer]), 0));
           }
+          if (local == 0 && threadIdx.x == 128) FRAGLAB_TRACE(5);
           continue;
         }
         // (block 1's bytes may land before this expectation: the count goes below zero and the phase waits for it)
@@ -1024,6 +1049,7 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
         // the adds above have consumed every value loaded (so the loads are done) before the warp says so
         __syncwarp();
         if (warp_leader) mbar_arrive_in(&reduce_free[consumer], 1);
+        if (local == 0 && threadIdx.x == 128) FRAGLAB_TRACE(5);
       }
       // This tile's bias slot (ping-pong: consumer c's tiles are the block's tiles c, c + 2, ..., all in slot c).
       const int bias_slot = local % Tile::kBiasSlots;
@@ -1040,6 +1066,7 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
       } else {
         store_direct<Tile, OutT>(acc, D, M, N, ldd, tm * BM + a_row_offset + base_row, tn * BN + base_col);
       }
+      if (local == 0 && threadIdx.x == 128) FRAGLAB_TRACE(6);
     }
     if constexpr (Tile::StagedStore) {
       if (t == 0) bulk_wait_all();  // the last stores are complete before the block (and its smem) is gone
@@ -1048,6 +1075,7 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
 #undef FRAGLAB_WGMMA_WALK
   // No block leaves while the other may still arrive on its barriers (or, split-K, write its reduce buffer).
   if constexpr (Tile::kClusterBlocks > 1) cluster_sync();
+  if (threadIdx.x == 128) FRAGLAB_TRACE(7);
 }
 
 template <class Tile, class Epi, class T, class OutT, bool BSwapOffsets = false, bool BKMajor = false>

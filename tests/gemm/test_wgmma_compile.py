@@ -284,3 +284,15 @@ def test_scale_arguments_come_together_and_only_for_e4m3():
         check_scales(None, np.ones(8, np.float32), "e4m3", 4, 8)
     with pytest.raises(GemmArgumentError, match="scale_a.*e4m3"):
         check_scales(np.ones(4, np.float32), np.ones(8, np.float32), "bf16", 4, 8)
+
+
+@pytest.mark.skipif(OFFLINE is not None, reason=str(OFFLINE))
+def test_the_traced_kernel_compiles_and_the_trace_is_off_by_default():
+    """benchmarks/wgmma_trace.py compiles the kernel with -DFRAGLAB_WGMMA_TRACE (a timeline buffer it reads back by
+    name, and timer reads at eight points); without the macro the buffer is not in the module."""
+    names = tuple(wgmma.WgmmaKernelSpec("f16", "relu", "per_n", tile=t, out_dtype="f16", store="tma", b_order="F").name()
+                  for t in ("64x64pk2", "128x192c2", "128x256"))
+    for options, traced in ((("-DFRAGLAB_WGMMA_TRACE",), True), ((), False)):
+        ok, log, cubin = nvrtc_offline.compile_build(wgmma.build_of(names, options), "sm_90a", cubin=True)
+        assert ok, log
+        assert (b"fraglab_wgmma_trace" in cubin) == traced
