@@ -1,6 +1,7 @@
 """Small-N decode shapes (issue 25 item 2: M = 64 and 128, where the skinny GEMM's mma.sync tiles and the wgmma
 kernel's 128x64 tile lose to torch at N = 4096): the wgmma kernel's 64-row tiles with few columns (64x64p, 64x128p,
-and each in clusters of two, B multicast to both blocks) against what fraglab.gemm picks, torch.mm and
+and each in clusters of two, B multicast to both blocks), the split-K clusters (64x64pk2, 128x64k2: two blocks on
+one tile, half of K each) against what fraglab.gemm picks, torch.mm and
 torch._addmm_activation, on the same inputs interleaved in rounds (fraglab.bench.timing), the weights rotated over
 enough copies that a pass is twice the L2. Each candidate's D is checked against float32 torch first.
 f16, bias per column + ReLU, D f16. Prints microseconds and TB/s of weight bytes; writes JSON.
@@ -25,7 +26,7 @@ from decode_inputs import decode_inputs, launch_error  # noqa: E402
 from fraglab import bench as benchmod  # noqa: E402
 from fraglab.gemm.api import prepare  # noqa: E402
 
-TILES = ("64x64p", "64x64pc2", "64x128p", "64x128pc2", "128x64", "64x256p")
+TILES = ("64x64p", "64x64pc2", "64x64pk2", "64x128p", "64x128pc2", "128x64", "128x64k2", "64x256p")
 
 
 def main() -> int:

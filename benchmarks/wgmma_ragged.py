@@ -185,14 +185,16 @@ COPY_TILES = ("128x256", "128x192", "128x128", "64x128p", "128x64")
 
 
 def head_launch(path: str):
-    """(spec, packed launch) -> the same launch on the kernel compiled from `path` (a wgmma.cu of before the copy
-    loader: its parameters are the first 21 of today's, and the launch passes today's; CUDA reads its own count)."""
+    """(spec, packed launch[, name]) -> the same launch on the kernel compiled from `path` (a wgmma.cu of before the
+    copy loader: its parameters are the first 21 of today's, and the launch passes today's; CUDA reads its own
+    count); `name`: the instantiation's name in that source where its template arguments differ from today's."""
     class HeadBuild(wgmma.WgmmaBuild):
         def source_text(self) -> str:
             return wgmma.accumulator_header() + f'#include "{Path(path).resolve()}"\n'
 
-    def rebind(s, launch):
-        kernel = gpu.function(HeadBuild(wgmma.ENTRY, (s.name(),)), s.name())
+    def rebind(s, launch, name=None):
+        name = name or s.name()
+        kernel = gpu.function(HeadBuild(wgmma.ENTRY, (name,)), name)
         if kernel.max_dynamic_shared_size_bytes < s.smem_bytes:
             kernel.max_dynamic_shared_size_bytes = s.smem_bytes
         launch.function = kernel.kernel.ptr

@@ -57,9 +57,10 @@ from dataclasses import dataclass
 SM_COUNT = 132
 SECTOR_BYTES = 32
 ONE_ROW_TILE_M = 64
-# (rows, columns, blocks per cluster) of the tiles the rules weigh (fraglab.gemm.wgmma.TILES; a test checks they agree)
+# (rows, columns, vertically adjacent tiles per cluster) of the tiles the rules count (fraglab.gemm.wgmma.TILES; a
+# test checks they agree)
 TILE_SHAPES = {"128x256": (128, 256, 1), "128x192": (128, 192, 1), "128x128": (128, 128, 1),
-               "128x192c2": (128, 192, 2)}
+               "128x192c2": (128, 192, 2), "64x64pk2": (64, 64, 1), "128x64k2": (128, 64, 1)}
 # Rate of a tile relative to the first (TFLOP/s / useful_share), measured at 4096^3 (128x128: 641 / 746) and at
 # 3000^3 with 128-byte row pitches (128x192: 632 / 0.925 against 128x256: 515 / 0.694)
 TILE_RATE = {"128x256": 1.0, "128x192": 0.92, "128x128": 0.86}
@@ -135,8 +136,9 @@ def choose(m: int, n: int, k: int, dtype: str = "f16", b_order: str = "C", out_d
     aligned = sector_aligned(m, n, k, dtype, b_order, out_dtype, a_order)
     promotion = DEFAULT_L2_PROMOTION if aligned else "none"
     if sixteen_bit and aligned and m <= SPLIT_K_MAX_M:
-        tile, bm = ("64x64pk2", 64) if m <= ONE_ROW_TILE_M else ("128x64k2", 128)
-        if k >= SPLIT_K_MIN_K[tile] and tile_count(m, n, bm, 64) <= sm_count // 2:
+        tile = "64x64pk2" if m <= ONE_ROW_TILE_M else "128x64k2"
+        bm, bn, _ = TILE_SHAPES[tile]
+        if k >= SPLIT_K_MIN_K[tile] and tile_count(m, n, bm, bn) <= sm_count // 2:   # two blocks per tile
             return Schedule(tile, promotion, "split_k")
     if m <= ONE_ROW_TILE_M:
         narrow = sixteen_bit and tile_count(m, n, 64, 64) <= sm_count

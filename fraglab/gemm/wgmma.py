@@ -95,8 +95,8 @@ class TileConfig:
 
 
 # The launcher's tiles (benchmarks/wgmma_suite.py --tiles times the candidates; the winners stay here).
-# Suffix p: ping-pong schedule; c2: clusters of two blocks with B multicast; k2: clusters of two splitting K; gN: N row tiles per group; s3: 3 stages;
-# b1: one D staging buffer per consumer.
+# Suffix p: ping-pong schedule; c2: clusters of two blocks with B multicast; k2: clusters of two splitting K; gN: N row
+# tiles per group; s3: 3 stages; b1: one D staging buffer per consumer.
 # H100, 2026-11-23, 16-bit D through TMA, bias + ReLU, TFLOP/s at 2048/4096/8192^3 and 8192x8192x1024:
 # 128x256 group 4: 622 733 675 618; group 8: 619 730 658 613; 3 stages: 601 706 640 594; 128x128p: 562 680 631 572;
 # 64x256p: 597 662 634 591; clusters of two (f16 D, direct stores, earlier call): 463 651 636 409 against 477 652

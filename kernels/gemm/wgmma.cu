@@ -1003,8 +1003,8 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
         // Block 1 hands its partial sums to block 0 (consumer c to consumer c: both walk the same units) and
         // moves on; block 0 adds them and goes on to the epilogue. `reduce_round`: this consumer's tiles so far.
         const int reduce_round = local / tile_step;
-        const unsigned buffer0 = smem_u32(reduce_smem + consumer * Tile::kReduceFloats);
-        const unsigned buffer = buffer0 + t * 16;
+        // this consumer's reduce buffer: thread t's float4 q at sums[q * 128 + t]
+        float4* sums = reinterpret_cast<float4*>(reduce_smem + consumer * Tile::kReduceFloats);
         if (k_rank != 0) {
           // Block 0 has read the previous round, so the copy of it (which completed before) no longer reads this
           // block's buffer: write the sums here, then one bulk copy takes them to block 0's buffer.
@@ -1013,16 +1013,15 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
           for (int mm = 0; mm < kMmaM; ++mm) {
 #pragma unroll
             for (int q = 0; q < BN / 8; ++q) {
-              asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};"
-                           ::"r"(buffer + (mm * BN / 8 + q) * 128 * 16), "f"(acc[mm][4 * q]), "f"(acc[mm][4 * q + 1]),
-                             "f"(acc[mm][4 * q + 2]), "f"(acc[mm][4 * q + 3])
-                           : "memory");
+              const float* v = &acc[mm][4 * q];
+              sums[(mm * BN / 8 + q) * 128 + t] = make_float4(v[0], v[1], v[2], v[3]);
             }
           }
           fence_proxy_async_smem();   // the writes above are seen by the copy (the async proxy)
           warpgroup_sync(1 + consumer);
           if (t == 0) {
-            bulk_copy_to_cta(map_to_cta(buffer0, 0), buffer0, Tile::kReduceFloats * 4,
+            const unsigned buffer = smem_u32(sums);
+            bulk_copy_to_cta(map_to_cta(buffer, 0), buffer, Tile::kReduceFloats * 4,
                              map_to_cta(smem_u32(&reduce_full[consumer]), 0));
           }
           if (local == 0 && threadIdx.x == 128) FRAGLAB_TRACE(5);
@@ -1035,11 +1034,7 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
         for (int mm = 0; mm < kMmaM; ++mm) {
 #pragma unroll
           for (int q = 0; q < BN / 8; ++q) {
-            float4 v;
-            asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];"
-                         : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
-                         : "r"(buffer + (mm * BN / 8 + q) * 128 * 16)
-                         : "memory");
+            const float4 v = sums[(mm * BN / 8 + q) * 128 + t];
             acc[mm][4 * q] += v.x;
             acc[mm][4 * q + 1] += v.y;
             acc[mm][4 * q + 2] += v.z;

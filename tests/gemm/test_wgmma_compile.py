@@ -292,7 +292,7 @@ def test_the_traced_kernel_compiles_and_the_trace_is_off_by_default():
     name, and timer reads at eight points); without the macro the buffer is not in the module."""
     names = tuple(wgmma.WgmmaKernelSpec("f16", "relu", "per_n", tile=t, out_dtype="f16", store="tma", b_order="F").name()
                   for t in ("64x64pk2", "128x192c2", "128x256"))
-    for options, traced in ((("-DFRAGLAB_WGMMA_TRACE",), True), ((), False)):
-        ok, log, cubin = nvrtc_offline.compile_build(wgmma.build_of(names, options), "sm_90a", cubin=True)
+    for options, built in ((("-DFRAGLAB_WGMMA_TRACE",), names), ((), names[:1])):
+        ok, log, cubin = nvrtc_offline.compile_build(wgmma.build_of(built, options), "sm_90a", cubin=True)
         assert ok, log
-        assert (b"fraglab_wgmma_trace" in cubin) == traced
+        assert (b"fraglab_wgmma_trace" in cubin) == bool(options)

@@ -75,7 +75,8 @@ def test_the_weighed_tiles_are_the_launchers():
     for name, (bm, bn, cluster) in schedule.TILE_SHAPES.items():
         tile = wgmma.TILES[name]
         assert (tile.bm, tile.bn, tile.cluster_m) == (bm, bn, cluster), name
-    for rates in (schedule.TILE_RATE, schedule.TILE_RATE_MISALIGNED, schedule.TILE_RATE_MISALIGNED_FP8):
+    for rates in (schedule.TILE_RATE, schedule.TILE_RATE_MISALIGNED, schedule.TILE_RATE_MISALIGNED_FP8,
+                  schedule.SPLIT_K_MIN_K):
         assert set(rates) <= set(schedule.TILE_SHAPES)
 
 
