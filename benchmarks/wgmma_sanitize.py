@@ -29,7 +29,6 @@ from fraglab.runtime import gpu  # noqa: E402
 
 
 def main() -> int:
-    cp = gpu.cupy()
     rng = np.random.default_rng(0)
     bad = 0
     cases = [(t, "f32", "direct", "C", "C") for t in (*wgmma.TILES, "128x128p", "64x256p", "128x256c2", "128x128c2")]
@@ -68,7 +67,13 @@ def main() -> int:
         cases += copies
     if "--tiles" in sys.argv:   # only the cases of these tiles (comma-separated), then stop
         wanted = sys.argv[sys.argv.index("--tiles") + 1].split(",")
+        missing = sorted(set(wanted) - {c[0] for c in cases})
+        if missing:
+            print(f"wgmma_sanitize.py: error: --tiles: no case for {', '.join(missing)} here (cases: "
+                  f"{', '.join(dict.fromkeys(c[0] for c in cases))})", file=sys.stderr)
+            return 2
         cases = [c for c in cases if c[0] in wanted]
+    cp = gpu.cupy()
     # compiled side by side first (NVRTC releases the GIL; CuPy's disk cache keeps them for the sanitizer runs)
     from concurrent.futures import ThreadPoolExecutor
 

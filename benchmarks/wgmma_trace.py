@@ -48,11 +48,26 @@ def main() -> int:
     parser.add_argument("--tiles", default="64x64p,64x64pk2,64x64pc2,128x64k2")
     parser.add_argument("--orders", default="F")
     args = parser.parse_args()
+    bad = [t for t in args.tiles.split(",") if t not in wgmma.ALL_TILES]
+    if bad:
+        parser.error(f"--tiles: {', '.join(bad)} not a tile (valid: {', '.join(wgmma.ALL_TILES)})")
+    try:
+        shapes = [tuple(int(v) for v in s.split("x")) for s in args.shapes.split(",")]
+    except ValueError:
+        parser.error(f"--shapes: {args.shapes!r} is not MxNxK[,MxNxK...]")
+    if any(len(s) != 3 or min(s) < 1 for s in shapes):
+        parser.error(f"--shapes: {args.shapes!r} is not MxNxK[,MxNxK...] of positive sizes")
+    if not set(args.orders.split(",")) <= set(wgmma.B_ORDERS):
+        parser.error(f"--orders: {args.orders!r} (valid: {', '.join(wgmma.B_ORDERS)})")
+    usable, why = gpu.available()
+    if not usable:
+        print(f"wgmma_trace.py: no usable GPU: {why}", file=sys.stderr)
+        return 1
     import torch
 
     gen = torch.Generator(device="cuda").manual_seed(7)
-    for shape in args.shapes.split(","):
-        m, n, k = (int(v) for v in shape.split("x"))
+    for m, n, k in shapes:
+        shape = f"{m}x{n}x{k}"
         for order in args.orders.split(","):
             sets, xs, d, want = decode_inputs(torch, gen, m, n, k, order)
             mm = benchmod.time_interleaved({"mm": lambda i: torch.mm(xs[i][0], xs[i][1])}, rounds=2, reps=30,
