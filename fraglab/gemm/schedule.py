@@ -25,9 +25,12 @@ in docs/results/h100_2026-11-25b/gemm/, and H200 2026-11-26, docs/results/h200_2
    reads fewer bytes (H100, 3000^3 128x256: 355 with 256-byte promotion, 401 without). What wins back the rest is
    B crossing from L2 to the SMs once per cluster of two blocks (f16 / bf16; H200, 01:2x UTC, promotion off,
    against torch._addmm_activation): 3000^3 128x192c2 637 (0.95x), 128x256c2 520, one-block 128x192 487;
-   5000x3000x2000 128x192c2 637 (0.95x), 128x256c2 622, 128x256 545. The tile: the cluster tile whose waves do
-   the most useful work at its rate (TILE_RATE_MISALIGNED), or 64x128pc2 where 128x128 tiles fit one wave (1000^3:
-   205, 128x128 173, 0.84x against 0.71x). e4m3 keeps one-block 128x256 / 128x128 (TILE_RATE_MISALIGNED_FP8), or
+   5000x3000x2000 128x192c2 637 (0.95x), 128x256c2 622, 128x256 545. Then fewer bytes per multiply-add: L2's
+   bandwidth bounds these tiles (128x192c2 at 3000^3 moves about 6.4 TB/s of sectors), and a 192x192 tile in
+   clusters of two (three consumer warpgroups; cuBLAS runs 192x192 in clusters of two here) reads 16% fewer per
+   multiply-add (H100 07:55 UTC, promotion 128B: 3000^3 192x192c2 629 (0.98x), 128x192c2 570). The tile: the
+   cluster tile whose waves do the most useful work at its rate (TILE_RATE_MISALIGNED), or 64x128pc2 where 128x128
+   tiles fit one wave (1000^3: 205, 128x128 173, 0.84x against 0.71x). e4m3 keeps one-block 128x256 / 128x128 (TILE_RATE_MISALIGNED_FP8), or
    128x64 where its tiles fit one wave. The operands stay on TMA: the kernel's copy loader (wgmma.LOADS 'copy':
    cp.async 16-byte chunks into the swizzled stages) measured slower than TMA on each shape (H100 22:09 UTC,
    benchmarks/wgmma_ragged.py --loaders, copy / TMA: 3000^3 128x192 351 / 419; 1000^3 128x64 145 / 128x128 166).
@@ -60,18 +63,21 @@ ONE_ROW_TILE_M = 64
 # (rows, columns, vertically adjacent tiles per cluster) of the tiles the rules count (fraglab.gemm.wgmma.TILES; a
 # test checks they agree)
 TILE_SHAPES = {"128x256": (128, 256, 1), "128x192": (128, 192, 1), "128x128": (128, 128, 1),
-               "128x192c2": (128, 192, 2), "64x64pk2": (64, 64, 1), "128x64k2": (128, 64, 1)}
+               "128x192c2": (128, 192, 2), "192x192c2": (192, 192, 2), "64x64pk2": (64, 64, 1),
+               "128x64k2": (128, 64, 1)}
 # Rate of a tile relative to the first (TFLOP/s / useful_share), measured at 4096^3 (128x128: 641 / 746) and at
 # 3000^3 with 128-byte row pitches (128x192: 632 / 0.925 against 128x256: 515 / 0.694)
 TILE_RATE = {"128x256": 1.0, "128x192": 0.92, "128x128": 0.86}
 # With sector-misaligned rows, f16 / bf16 (H200, 2026-11-26 01:2x UTC, promotion off, TFLOP/s / useful_share):
 # 3000^3: 128x192c2 637 / 0.925, 128x256 447 / 0.694, 128x128 392 / 0.832; 5000x3000x2000: 637 / 0.925,
 # 545 / 0.867, 456 / 0.867. (128x256c2 would rate 1.09 but is not a launcher tile: 520 at 3000^3, 622 here.)
-TILE_RATE_MISALIGNED = {"128x192c2": 1.0, "128x256": 0.92, "128x128": 0.68}
+# 192x192c2 (H100, 2026-11-26 07:55 UTC): 3000^3 629 / 0.925 against 128x192c2's 570 / 0.925; 5000x3000x2000
+# 543 / 0.771 against 591 / 0.925 (both rate 1.10 against 1.0 there).
+TILE_RATE_MISALIGNED = {"128x192c2": 1.0, "192x192c2": 1.10, "128x256": 0.92, "128x128": 0.68}
 # e4m3 (one-block tiles; the clusters and n192 are unmeasured for 8-bit inputs), 3000^3 H100 2026-11-25 18:34 UTC:
 # 128x192: 419 / 0.925, 128x128: 324 / 0.832 against 128x256: 386 / 0.694
 TILE_RATE_MISALIGNED_FP8 = {"128x256": 1.0, "128x128": 0.70}
-SIXTEEN_BIT_ONLY = ("128x192", "128x192c2", "64x128pc2", "64x64p", "64x64pk2", "128x64k2")   # measured for 16-bit only
+SIXTEEN_BIT_ONLY = ("128x192", "128x192c2", "192x192c2", "64x128pc2", "64x64p", "64x64pk2", "128x64k2")   # measured for 16-bit only
 _BYTES = {"f16": 2, "bf16": 2, "f32": 4, "e4m3": 1}
 L2_PROMOTIONS = ("none", "64B", "128B", "256B")
 DEFAULT_L2_PROMOTION = "256B"

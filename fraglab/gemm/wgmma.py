@@ -35,7 +35,6 @@ A_ORDERS = ("C", "F")             # A (M x K) row-major (K-major), or column-maj
 LOADS = ("tma", "copy")
 _CPP_TYPE = {"f16": "__half", "bf16": "__nv_bfloat16", "f32": "float", "e4m3": "__nv_fp8_e4m3"}
 BK = 64                           # fraglab::wgmma_gemm::kBK: a K-block of 16-bit elements (128 bytes; 8-bit: 128)
-THREADS = 384                     # producer warpgroup + 2 consumer warpgroups
 ACC_N = (64, 128, 192, 256)       # wgmma N the kernel instantiates (one m64nNk16 per consumer per k16 step)
 SMEM_LIMIT = 227 * 1024           # sm_90's dynamic shared memory per block
 
@@ -55,6 +54,16 @@ class TileConfig:
     cluster_k: int = 1     # 2: clusters of two blocks on one tile, half of K each, summed in the first (split-K)
 
     @property
+    def consumers(self) -> int:
+        """Consumer warpgroups (WgmmaTile::kConsumers): three of 64 rows for a cooperative 192-row tile, else two."""
+        return 3 if not self.pingpong and self.bm == 192 else 2
+
+    @property
+    def threads(self) -> int:
+        """Threads per block: the producer warpgroup and the consumers."""
+        return 128 * (1 + self.consumers)
+
+    @property
     def cluster_blocks(self) -> int:
         """Blocks per cluster (WgmmaTile::kClusterBlocks); the grid is a whole number of clusters."""
         return self.cluster_m * self.cluster_k
@@ -62,31 +71,32 @@ class TileConfig:
     @property
     def reduce_bytes(self) -> int:
         """Split-K: the first block's landing place for the second's f32 accumulators, one tile per consumer."""
-        return 2 * self.warpgroup_rows * self.bn * 4 if self.cluster_k > 1 else 0
+        return self.consumers * self.warpgroup_rows * self.bn * 4 if self.cluster_k > 1 else 0
 
     @property
     def smem_bytes(self) -> int:
         """Shared memory with direct D stores: WgmmaTile::kSmemBeforeStores (ring, staged bias, barriers, slack)."""
         bias_floats = (2 if self.pingpong else 1) * max(self.bm, self.bn)   # a slot per tile in its epilogue
         bias_bytes = -(-bias_floats * 4 // 1024) * 1024
-        barriers = 2 * self.stages + 6 + (4 if self.cluster_k > 1 else 0)
+        # ring full / empty, two ping-pong turns, bias full / empty per consumer (+ split-K reduce full / free)
+        barriers = 2 * self.stages + 2 + 2 * self.consumers * (2 if self.cluster_k > 1 else 1)
         return (self.stages * (self.bm * BK * 2 + BK * self.bn * 2) + bias_bytes + self.reduce_bytes + barriers * 8
                 + 1024)
 
     @property
     def warpgroup_rows(self) -> int:
         """Rows of a tile one consumer warpgroup computes (and stores)."""
-        return self.bm if self.pingpong else self.bm // 2
+        return self.bm if self.pingpong else self.bm // self.consumers
 
     @property
     def store_buffers(self) -> int:
         """WgmmaTile::kStoreBuffers: two staging buffers per consumer where they fit, else one."""
-        fits = self.smem_bytes + 2 * 2 * self.warpgroup_rows * 128 <= SMEM_LIMIT
+        fits = self.smem_bytes + 2 * self.consumers * self.warpgroup_rows * 128 <= SMEM_LIMIT
         return 2 if fits and self.max_store_buffers > 1 else 1
 
     def staged_store_bytes(self) -> int:
-        """The staging buffers of both consumers: 128 bytes of each of their rows, store_buffers times."""
-        return 2 * self.store_buffers * self.warpgroup_rows * 128
+        """The staging buffers of every consumer: 128 bytes of each of their rows, store_buffers times."""
+        return self.consumers * self.store_buffers * self.warpgroup_rows * 128
 
     def cpp(self, staged_store: bool = False) -> str:
         return (f"fraglab::wgmma_gemm::WgmmaTile<{self.bm}, {self.bn}, {self.stages}, {self.group_m}, "
@@ -119,6 +129,10 @@ class TileConfig:
 # 128x128 195 / 169, 128x192 161 / 148. 128x192 (wgmma n192) is a launcher tile for 16-bit inputs (e4m3 unmeasured).
 # Clusters of two (H200 2026-11-26, rows 16 mod 32 bytes, promotion off / 128B): 3000^3 128x192c2 620 / 623, 5 stages
 # 615 / 617, groups of 8 / 4 rows 615 / 627, 128x256c2 506 / 508; 6008x4000x3000 128x192c2 658, 128x256c2 677.
+# 192-row tiles (three consumer warpgroups of 64 rows, 512 threads; H100 2026-11-26 07:55 UTC, promotion 128B,
+# against torch._addmm_activation): 3000^3 192x192c2 629 (0.98x), 3 stages 578, 192x128c2 505, one-block 192x192 494,
+# against 128x192c2 570; 5000x3000x2000 543 against 591 (3.4 waves of 192x192c2 units against 4.85); aligned 3072^3
+# 192x192 720 / 128x192 712, 4096^3 686 (c2) / 128x256 749, 8192^3 648 / 691.
 # Which of them a problem gets is fraglab/gemm/schedule.py's rules (64x64p / 64x256p: M <= 64).
 TILES: dict[str, TileConfig] = {
     "128x256": TileConfig(128, 256, 4, 16),
@@ -131,6 +145,7 @@ TILES: dict[str, TileConfig] = {
     "64x64p": TileConfig(64, 64, 12, pingpong=True),
     "64x64pk2": TileConfig(64, 64, 10, pingpong=True, cluster_k=2),
     "128x64k2": TileConfig(128, 64, 6, cluster_k=2),
+    "192x192c2": TileConfig(192, 192, 4, 16, cluster_m=2),
 }
 EXPERIMENTAL_TILES: dict[str, TileConfig] = {
     "128x128p": TileConfig(128, 128, 6, pingpong=True),
@@ -151,6 +166,10 @@ EXPERIMENTAL_TILES: dict[str, TileConfig] = {
     "128x192c2g8": TileConfig(128, 192, 4, 8, cluster_m=2),
     "128x192c2g4": TileConfig(128, 192, 4, 4, cluster_m=2),
     "64x128pk2": TileConfig(64, 128, 5, pingpong=True, cluster_k=2),
+    "192x192": TileConfig(192, 192, 4, 16),
+    "192x192c2s3": TileConfig(192, 192, 3, 16, cluster_m=2),
+    "192x128c2": TileConfig(192, 128, 5, 16, cluster_m=2),
+    "192x128": TileConfig(192, 128, 5, 16),
 }
 ALL_TILES = {**TILES, **EXPERIMENTAL_TILES}
 SIXTEEN_BIT_TILES = schedule.SIXTEEN_BIT_ONLY   # launcher tiles for f16 / bf16 inputs only
@@ -571,7 +590,7 @@ def _packed_launch(key):
               np.int32(ldd or n), np.int32(ldz or n),
               # the copy loader's operands: addresses, row pitches in bytes, which of them it fills
               np.uint64(pa), np.uint64(pb), np.int32(pitch_a), np.int32(pitch_b), np.uint32(copied))
-    return gpu.PackedLaunch(_kernel(spec), blocks, THREADS, params, shared_mem=spec.smem_bytes)
+    return gpu.PackedLaunch(_kernel(spec), blocks, tile.threads, params, shared_mem=spec.smem_bytes)
 
 
 # (spec, shape, pointers, scalars, grid) -> PackedLaunch

@@ -2,8 +2,9 @@
 // 16-bit only) column-major, i.e. a row-major K x M array, B K x N row-major or (BKMajor)
 // column-major, i.e. a row-major N x K array (f16 / bf16; e4m3 with A and B K-major), f32 accumulate, D in f32,
 // f16 or bf16 (Z in f32). TMA loads with 128B swizzle into a `Stages`-deep mbarrier ring; one producer warpgroup
-// (one thread issues the A/B loads, one the bias loads) and two consumer warpgroups (wgmma with both operands in
-// shared memory; cooperative: each takes half the rows of every tile, ping-pong: each takes every other tile);
+// (one thread issues the A/B loads, one the bias loads) and two or three consumer warpgroups (wgmma with both
+// operands in shared memory; cooperative: each takes its share of the rows of every tile, ping-pong: each of two
+// takes every other tile);
 // setmaxnreg moves registers from the producer to the consumers; a persistent grid walks the tiles in a grouped
 // order (GroupM row tiles share each column of B while it is in L2). The copy loader (`copied_operands`, a launch
 // parameter; one-block tiles) fills A and / or B with cp.async 16-byte chunks instead, into the same swizzled stages.
@@ -49,13 +50,18 @@ struct alignas(64) TmaMap {
 
 constexpr int kBK = 64;             // K-block of 16-bit operands: 64 = 128 bytes, one 128B-swizzle row (8-bit: 128)
 constexpr int kSwizzleBytes = 128;
-constexpr int kConsumers = 2;
-constexpr int kThreads = 128 * (1 + kConsumers);
-constexpr int kProducerRegs = 40;   // 128 * 40 + 256 * 232 = 64512 <= 65536
-constexpr int kConsumerRegs = 232;
+constexpr int kProducerRegs = 40;
+// Registers per consumer thread after setmaxnreg, by consumer warpgroups: 128 * 40 + 256 * 232 = 64512 and
+// 128 * 40 + 384 * 152 = 63488, both <= 65536.
+template <int Consumers>
+__host__ __device__ constexpr int consumer_regs() {
+  return Consumers == 2 ? 232 : 152;
+}
 
-// Block tile BM x BN x 64 in a `Stages`-deep ring. Cooperative (PingPong = false): both consumer warpgroups work
-// on every tile, BM / 2 rows each. Ping-pong: each warpgroup owns every other tile whole, so one warpgroup's
+// Block tile BM x BN x 64 in a `Stages`-deep ring. Cooperative (PingPong = false): the consumer warpgroups (two;
+// three of 64 rows for BM = 192, as cuBLAS's 192x192 tiles: fewer bytes of A and B per multiply-add than 128-row
+// tiles, where L2's bandwidth is the bound) work on every tile, BM / kConsumers rows each. Ping-pong: each of two
+// warpgroups owns every other tile whole, so one warpgroup's
 // epilogue runs while the other one's wgmma keep the tensor cores busy. A warpgroup covers its rows with
 // kMmaM m64 instructions per k16 step.
 // ClusterM = 2: two blocks of a cluster take vertically adjacent tiles (same columns of B); block `rank` loads B's
@@ -79,6 +85,8 @@ struct WgmmaTile {
   static constexpr bool StagedStore = StagedStore_;
   static constexpr int ClusterK = ClusterK_;
   static constexpr int kClusterBlocks = ClusterM * ClusterK;
+  static constexpr int kConsumers = !PingPong && BM == 192 ? 3 : 2;
+  static constexpr int kThreads = 128 * (1 + kConsumers);    // the producer warpgroup and the consumers
   static constexpr int kWarpgroupRows = PingPong ? BM : BM / kConsumers;
   static constexpr int kMmaM = kWarpgroupRows / 64;
   static constexpr int kABytes = BM * kSwizzleBytes;        // (BM, one K-block of 128 bytes): row r at r * 128, swizzled
@@ -111,6 +119,7 @@ struct WgmmaTile {
   static_assert(kWarpgroupRows % 64 == 0 && kMmaM >= 1, "a warpgroup covers whole m64 blocks");
   static_assert(kMmaM * BN / 2 <= 128, "at most 128 accumulator registers per thread");
   static_assert(BM <= 256, "a TMA box spans at most 256 rows");
+  static_assert(kWarpgroupRows * (PingPong ? 1 : kConsumers) == BM, "the consumers cover the tile's rows");
   static_assert(kABytes % 1024 == 0 && kBBytes % 1024 == 0, "128B swizzle atoms are 1024-byte aligned");
   static_assert(kSmemBytes <= 227 * 1024, "too much shared memory for one block");
   static_assert(ClusterM == 1 || ClusterM == 2, "clusters of one or two blocks along M");
@@ -286,7 +295,7 @@ __device__ __forceinline__ unsigned long long smem_desc(unsigned addr, unsigned 
          (1ull << 62);
 }
 
-// Barrier over one warpgroup's 128 threads (id 0 is __syncthreads', 1 and 2 the consumers').
+// Barrier over one warpgroup's 128 threads (id 0 is __syncthreads', 1 + c consumer c's).
 __device__ __forceinline__ void warpgroup_sync(int id) { asm volatile("bar.sync %0, 128;" ::"r"(id) : "memory"); }
 
 
@@ -755,13 +764,13 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
   float* reduce_smem = reinterpret_cast<float*>(smem + Stages * Tile::kStageBytes + Tile::kBiasBytes);
   unsigned char* store_smem = smem + Stages * Tile::kStageBytes + Tile::kBiasBytes + Tile::kReduceBytes;
   unsigned long long* full =
-      reinterpret_cast<unsigned long long*>(store_smem + kConsumers * Tile::kStoreBuffers * Tile::kStoreBufferBytes);
+      reinterpret_cast<unsigned long long*>(store_smem + Tile::kConsumers * Tile::kStoreBuffers * Tile::kStoreBufferBytes);
   unsigned long long* empty = full + Stages;
-  unsigned long long* turn = empty + Stages;  // ping-pong: turn[c] = "consumer c may start its next mainloop"
-  unsigned long long* bias_full = turn + kConsumers;       // bias slot s holds its tile's bias (TMA bytes)
-  unsigned long long* bias_empty = bias_full + kConsumers;  // bias slot s's readers are done with it
-  unsigned long long* reduce_full = bias_empty + kConsumers;  // split-K, block 0: block 1's accumulators landed
-  unsigned long long* reduce_free = reduce_full + kConsumers;  // split-K, block 1: block 0 has read them
+  unsigned long long* turn = empty + Stages;  // ping-pong: turn[c] = "consumer c may start its next mainloop" (2)
+  unsigned long long* bias_full = turn + 2;   // bias slot s holds its tile's bias (TMA bytes)
+  unsigned long long* bias_empty = bias_full + Tile::kConsumers;  // bias slot s's readers are done with it
+  unsigned long long* reduce_full = bias_empty + Tile::kConsumers;  // split-K, block 0: block 1's accumulators landed
+  unsigned long long* reduce_free = reduce_full + Tile::kConsumers;  // split-K, block 1: block 0 has read them
   // A per-row / per-column bias is loaded into shared memory by TMA, issued by warp 1 of the producer warpgroup as
   // soon as the slot is free (a tile ahead of the epilogue that reads it): its latency hides behind the mainloop,
   // and the consumers neither hold it in registers nor synchronise with each other to stage it.
@@ -800,7 +809,7 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
     }
     mbar_init(&turn[0], 4);  // one arrive per warp of the other consumer
     mbar_init(&turn[1], 4);
-    for (int s = 0; s < kConsumers; ++s) {
+    for (int s = 0; s < Tile::kConsumers; ++s) {
       mbar_init(&bias_full[s], 1);                    // the bias thread's arrive.expect_tx (+ the TMA bytes)
       mbar_init(&bias_empty[s], Tile::kBiasReaders);  // every consumer warp that read the slot
       if constexpr (ClusterK > 1) {
@@ -899,7 +908,7 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
       }
     }
   } else {
-    setmaxnreg_inc<kConsumerRegs>();
+    setmaxnreg_inc<consumer_regs<Tile::kConsumers>()>();
     FRAGLAB_WGMMA_WALK
     const int consumer = warpgroup - 1;
     const int t = threadIdx.x % 128;
@@ -917,7 +926,7 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
     const EpilogueParams p{alpha, beta, leaky_slope, C, ldc, bias, ldbias, nullptr, ldd, Z, ldz, scale_a, scale_b};
     // Cooperative: this warpgroup's rows of every tile. Ping-pong: every other tile, all its rows.
     const int a_row_offset = Tile::PingPong ? 0 : consumer * Tile::kWarpgroupRows;
-    const int tile_step = Tile::PingPong ? kConsumers : 1;
+    const int tile_step = Tile::PingPong ? Tile::kConsumers : 1;
     float acc[kMmaM][BN / 2];
     int local = Tile::PingPong ? consumer : 0;  // index of the unit among the block's units
     int turns = 0;                               // ping-pong: mainloops this warpgroup has started
@@ -1074,7 +1083,7 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
 }
 
 template <class Tile, class Epi, class T, class OutT, bool BSwapOffsets = false, bool BKMajor = false>
-__global__ void __launch_bounds__(kThreads, 1)
+__global__ void __launch_bounds__(Tile::kThreads, 1)
     gemm_wgmma_kernel(const __grid_constant__ TmaMap tma_a, const __grid_constant__ TmaMap tma_b,
                       const __grid_constant__ TmaMap tma_d, const __grid_constant__ TmaMap tma_bias, int M, int N,
                       int K, float alpha, float beta, float leaky_slope, const float* __restrict__ C,
@@ -1091,7 +1100,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 }
 
 template <class Tile, class Epi, class T, class OutT, bool BSwapOffsets = false, bool BKMajor = false>
-__global__ void __launch_bounds__(kThreads, 1) __cluster_dims__(Tile::kClusterBlocks, 1, 1)
+__global__ void __launch_bounds__(Tile::kThreads, 1) __cluster_dims__(Tile::kClusterBlocks, 1, 1)
     gemm_wgmma_cluster_kernel(const __grid_constant__ TmaMap tma_a, const __grid_constant__ TmaMap tma_b,
                               const __grid_constant__ TmaMap tma_d, const __grid_constant__ TmaMap tma_bias, int M,
                               int N, int K, float alpha, float beta, float leaky_slope, const float* __restrict__ C,

@@ -115,8 +115,10 @@ def test_persistent_grid_is_whole_clusters_and_at_most_one_block_per_sm():
 def test_every_tile_fits_shared_memory_and_registers():
     for name, tile in {**wgmma.TILES, **wgmma.EXPERIMENTAL_TILES}.items():
         assert tile.smem_bytes + tile.staged_store_bytes() <= 227 * 1024, name
-        rows = tile.bm if tile.pingpong else tile.bm // 2
-        assert rows % 64 == 0 and (rows // 64) * tile.bn // 2 <= 128, name
+        rows = tile.warpgroup_rows
+        assert rows % 64 == 0 and rows * (1 if tile.pingpong else tile.consumers) == tile.bm, name
+        # f32 accumulators per consumer thread: 128 of the 232 registers two consumers get, 96 of three's 152
+        assert (rows // 64) * tile.bn // 2 <= {2: 128, 3: 96}[tile.consumers], name
 
 
 def test_spec_rejects_bad_choices_naming_them():
@@ -233,7 +235,8 @@ def test_representatives_assemble_to_sm90a_cubins():
 @pytest.mark.skipif(OFFLINE is not None, reason=str(OFFLINE))
 def test_launcher_shared_memory_is_the_kernels():
     """The bytes the launcher asks for (TileConfig, Python) equal WgmmaTile::kSmemBytes (C++), for every tile with
-    both stores: asked for less, the kernel would run past its shared memory."""
+    both stores: asked for less, the kernel would run past its shared memory. Its threads and consumer warpgroups
+    too."""
     from dataclasses import dataclass
 
     @dataclass(frozen=True)
@@ -247,13 +250,20 @@ def test_launcher_shared_memory_is_the_kernels():
     for name in wgmma.ALL_TILES:
         for store in wgmma.STORES:
             spec = wgmma.WgmmaKernelSpec("f16", tile=name, store=store)
-            lines.append(f"static_assert({spec.tile_config.cpp(store == 'tma')}::kSmemBytes == {spec.smem_bytes}, "
+            tile = spec.tile_config
+            lines.append(f"static_assert({tile.cpp(store == 'tma')}::kSmemBytes == {spec.smem_bytes}, "
                          f"\"{name} {store}\");")
+            # the threads the launcher starts are the ones the kernel's roles and barriers count
+            lines.append(f"static_assert({tile.cpp(store == 'tma')}::kThreads == {tile.threads} && "
+                         f"{tile.cpp(store == 'tma')}::kConsumers == {tile.consumers}, \"{name} threads\");")
     ok, log = nvrtc_offline.compile_build(SmemAsserts(wgmma.ENTRY, (), (), "\n".join(lines) + "\n"), "compute_90a")
     assert ok, log
     double = {n for n, t in wgmma.ALL_TILES.items() if t.store_buffers == 2}
     assert "128x256" in double and "128x128p" not in double   # the default fits two buffers, ping-pong 128 rows not
     assert "128x256b1" not in double                            # one where asked
+    # a cooperative 192-row tile runs three consumer warpgroups of 64 rows (512 threads); ping-pong stays at two
+    assert (wgmma.TILES["192x192c2"].threads, wgmma.TILES["192x192c2"].warpgroup_rows) == (512, 64)
+    assert wgmma.TILES["128x192c2"].threads == 384
 
 
 def test_scaled_kernels_are_e4m3_only_and_named_by_their_policy():

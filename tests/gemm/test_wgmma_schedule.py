@@ -40,10 +40,16 @@ def test_rule_sector_misaligned_rows_turns_promotion_off_and_takes_a_cluster_of_
     # 3000 f16 elements are 6000 bytes: 16-byte aligned (TMA takes it), not 32 (every other row starts mid-sector)
     assert schedule.row_pitches(3000, 3000, 3000, "f16", "C", "f16") == (6000, 6000, 6000)
     for order in ("C", "F"):
-        # 3000^3: 192 units of two 128x192 tiles, 2.91 waves of 66 clusters (637 against 128x256's 447)
+        # 3000^3: 128 units of two 192x192 tiles (1.94 waves of 66 clusters) and 192 of two 128x192 (2.91) fill
+        # their waves alike (useful share 0.925 each); the 192-row tile reads fewer bytes per multiply-add
+        # (629 against 570, and 128x256's 447)
         s = schedule.choose(3000, 3000, 3000, "f16", order, "f16")
-        assert (s.tile, s.rule, s.l2_promotion) == ("128x192c2", "sector_misaligned_rows", "none")
-        s = schedule.choose(5000, 3000, 2000, "f16", order, "f16")   # 637 against 128x256's 545
+        assert (s.tile, s.rule, s.l2_promotion) == ("192x192c2", "sector_misaligned_rows", "none")
+        # 5000x3000x2000: 224 units of 192x192c2 are 3.39 waves (share 0.771), 320 of 128x192c2 4.85 (0.925): the
+        # 128-row tile (591 against 543)
+        assert schedule.useful_share(5000, 3000, 192, 192, 132, cluster=2) == pytest.approx(
+            5000 * 3000 / (4 * 66 * 2 * 192 * 192))
+        s = schedule.choose(5000, 3000, 2000, "f16", order, "f16")
         assert (s.tile, s.rule) == ("128x192c2", "sector_misaligned_rows")
         # 1000^3: 64 tiles of 128x128 fit one wave; 64x128pc2 makes 128 blocks (205 against 173)
         s = schedule.choose(1000, 1000, 1000, "f16", order, "f16")
@@ -170,7 +176,7 @@ def test_the_sixteen_bit_tile_is_compiled_for_sixteen_bit_inputs_only():
 
 def test_launcher_takes_the_schedule_and_a_forced_tile_keeps_the_promotion():
     spec = wgmma.spec_for("f16", 3000, 3000, 3000, out_dtype="f16")
-    assert (spec.tile, spec.l2_promotion) == ("128x192c2", "none")
+    assert (spec.tile, spec.l2_promotion) == ("192x192c2", "none")
     spec = wgmma.spec_for("f16", 3000, 3000, 3000, out_dtype="f16", tile="128x128")
     assert (spec.tile, spec.l2_promotion) == ("128x128", "none")
     assert wgmma.spec_for("e4m3", 16, 4096, 4096, b_order="F").tile == "64x256p"
