@@ -4,7 +4,7 @@ buffers are reused from tile to tile; a column-major (K-major) B on the one-bloc
 a scale per row of A and per column of B), the schedule's picks with L2 promotion off, a column-major A (MN-major
 loads, imm-trans-a) and the ragged-shape tiles (128x192, 256x128, 64x128p; clusters of two on 128x192, 64x64p and
 64x128p, a K-major B multicast; split-K clusters of two on 64x64p, 128x64 and 64x128p; 192-row tiles with three
-consumer warpgroups). Exits 1 if a result is wrong.
+consumer warpgroups; clusters of 2x2 and 1x2, A multicast along N). Exits 1 if a result is wrong.
 
 Usage (device): compute-sanitizer --tool racecheck python3 benchmarks/wgmma_sanitize.py [--layouts-only | --copy-only]
                 [--tiles 64x64pk2,...]
@@ -52,7 +52,9 @@ def main() -> int:
                                                     ("64x64pk2", "f16", "tma"), ("128x64k2", "f32", "direct"),
                                                     ("64x128pk2", "f16", "tma"),
                                                     # three consumer warpgroups of 64 rows (512 threads)
-                                                    ("192x192c2", "f16", "tma"), ("192x192", "f32", "direct"))
+                                                    ("192x192c2", "f16", "tma"), ("192x192", "f32", "direct"),
+                                                    # clusters of 2x2 and 1x2: A multicast along N
+                                                    ("128x128c2x2", "f16", "tma"), ("128x64n2", "f32", "direct"))
                 for bo in ("C", "F")]
     # the copy loader (loads of A and B last): the schedule's tiles for misaligned rows, one operand on TMA too
     copies = [(t, o, "tma", bo, ao, loads) for t, o, bo, ao, loads in (

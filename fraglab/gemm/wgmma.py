@@ -52,6 +52,7 @@ class TileConfig:
     cluster_m: int = 1     # 2: clusters of two blocks on vertically adjacent tiles, B multicast to both
     max_store_buffers: int = 2   # staging buffers per consumer for D, where two fit
     cluster_k: int = 1     # 2: clusters of two blocks on one tile, half of K each, summed in the first (split-K)
+    cluster_n: int = 1     # 2: the cluster also spans two horizontally adjacent tiles, A multicast to both
 
     @property
     def consumers(self) -> int:
@@ -66,7 +67,7 @@ class TileConfig:
     @property
     def cluster_blocks(self) -> int:
         """Blocks per cluster (WgmmaTile::kClusterBlocks); the grid is a whole number of clusters."""
-        return self.cluster_m * self.cluster_k
+        return self.cluster_m * self.cluster_n * self.cluster_k
 
     @property
     def reduce_bytes(self) -> int:
@@ -101,11 +102,12 @@ class TileConfig:
     def cpp(self, staged_store: bool = False) -> str:
         return (f"fraglab::wgmma_gemm::WgmmaTile<{self.bm}, {self.bn}, {self.stages}, {self.group_m}, "
                 f"{'true' if self.pingpong else 'false'}, {self.cluster_m}, {'true' if staged_store else 'false'}, "
-                f"{self.max_store_buffers}, {self.cluster_k}>")
+                f"{self.max_store_buffers}, {self.cluster_k}, {self.cluster_n}>")
 
 
 # The launcher's tiles (benchmarks/wgmma_suite.py --tiles times the candidates; the winners stay here).
-# Suffix p: ping-pong schedule; c2: clusters of two blocks with B multicast; k2: clusters of two splitting K; gN: N row
+# Suffix p: ping-pong schedule; c2: clusters of two blocks with B multicast (c2x2: two by two, A multicast along N
+# too; n2: one by two, A multicast); k2: clusters of two splitting K; gN: N row
 # tiles per group; s3: 3 stages; b1: one D staging buffer per consumer.
 # H100, 2026-11-23, 16-bit D through TMA, bias + ReLU, TFLOP/s at 2048/4096/8192^3 and 8192x8192x1024:
 # 128x256 group 4: 622 733 675 618; group 8: 619 730 658 613; 3 stages: 601 706 640 594; 128x128p: 562 680 631 572;
@@ -133,6 +135,13 @@ class TileConfig:
 # against torch._addmm_activation): 3000^3 192x192c2 629 (0.98x), 3 stages 578, 192x128c2 505, one-block 192x192 494,
 # against 128x192c2 570; 5000x3000x2000 543 against 591 (3.4 waves of 192x192c2 units against 4.85); aligned 3072^3
 # 192x192 720 / 128x192 712, 4096^3 686 (c2) / 128x256 749, 8192^3 648 / 691.
+# Clusters of two by two (A multicast along N too; H100 08:1x UTC, promotion none, rows 16 mod 32 bytes, B row- /
+# column-major, against torch._addmm_activation): 1000^3 128x128c2x2 184-187 / 181-185 (0.90-0.94x), 64x128pc2
+# 175 / 175-179, 128x128c2 174-177 / 162-166; 1000x1000x3000 283 / 285 (0.98-1.02x) against 264 / 267; 128x64c2x2
+# 113-134 at 1000^3 (one 64-column B block: half the cluster loads no B; slow at any grid). A cluster of four
+# blocks co-resides up to 30 clusters on 132 SMs (31 and 32 run a second round), so the schedule gives 128x128c2x2
+# only up to 16 units. 128x128c2 where 64x128 tiles overflow a wave: 1000x2000x1000 281 / 277 (0.87-0.89x)
+# against 64x128pc2's 238 / 231.
 # Which of them a problem gets is fraglab/gemm/schedule.py's rules (64x64p / 64x256p: M <= 64).
 TILES: dict[str, TileConfig] = {
     "128x256": TileConfig(128, 256, 4, 16),
@@ -146,6 +155,8 @@ TILES: dict[str, TileConfig] = {
     "64x64pk2": TileConfig(64, 64, 10, pingpong=True, cluster_k=2),
     "128x64k2": TileConfig(128, 64, 6, cluster_k=2),
     "192x192c2": TileConfig(192, 192, 4, 16, cluster_m=2),
+    "128x128c2": TileConfig(128, 128, 6, cluster_m=2),
+    "128x128c2x2": TileConfig(128, 128, 6, cluster_m=2, cluster_n=2),
 }
 EXPERIMENTAL_TILES: dict[str, TileConfig] = {
     "128x128p": TileConfig(128, 128, 6, pingpong=True),
@@ -155,7 +166,6 @@ EXPERIMENTAL_TILES: dict[str, TileConfig] = {
     "128x256g12": TileConfig(128, 256, 4, 12),
     "128x128p4": TileConfig(128, 128, 4, pingpong=True),
     "128x256c2": TileConfig(128, 256, 4, 16, cluster_m=2),
-    "128x128c2": TileConfig(128, 128, 6, cluster_m=2),
     "128x256b1": TileConfig(128, 256, 4, 16, max_store_buffers=1),
     "64x256pc2": TileConfig(64, 256, 5, 16, pingpong=True, cluster_m=2),
     "128x128pc2": TileConfig(128, 128, 6, pingpong=True, cluster_m=2),
@@ -170,6 +180,10 @@ EXPERIMENTAL_TILES: dict[str, TileConfig] = {
     "192x192c2s3": TileConfig(192, 192, 3, 16, cluster_m=2),
     "192x128c2": TileConfig(192, 128, 5, 16, cluster_m=2),
     "192x128": TileConfig(192, 128, 5, 16),
+    "128x64c2x2": TileConfig(128, 64, 8, cluster_m=2, cluster_n=2),
+    "128x64n2": TileConfig(128, 64, 8, cluster_n=2),
+    "128x128n2": TileConfig(128, 128, 6, cluster_n=2),
+    "128x192c2x2": TileConfig(128, 192, 4, 16, cluster_m=2, cluster_n=2),
 }
 ALL_TILES = {**TILES, **EXPERIMENTAL_TILES}
 SIXTEEN_BIT_TILES = schedule.SIXTEEN_BIT_ONLY   # launcher tiles for f16 / bf16 inputs only
@@ -397,9 +411,9 @@ def tiles_for(m: int, n: int, tile: TileConfig) -> int:
 
 
 def launch_blocks(m: int, n: int, tile: TileConfig, sm_count: int = 132) -> int:
-    """Persistent grid: one cluster per unit up to one block per SM (the kernel walks units of cluster_m
-    vertically adjacent tiles, or with split-K one tile, per cluster)."""
-    units = -(-m // (tile.bm * tile.cluster_m)) * -(-n // tile.bn)
+    """Persistent grid: one cluster per unit up to one block per SM (the kernel walks units of cluster_m x
+    cluster_n adjacent tiles, or with split-K one tile, per cluster)."""
+    units = -(-m // (tile.bm * tile.cluster_m)) * -(-n // (tile.bn * tile.cluster_n))
     return min(units, sm_count // tile.cluster_blocks) * tile.cluster_blocks
 
 
@@ -560,7 +574,8 @@ def _packed_launch(key):
     block_k = 128 // _BYTES[spec.dtype]   # a K-block is 128 bytes of K
     promo = spec.l2_promotion
     # A row-major: one (BM rows, K-block) box; column-major (a row-major K x M): boxes of (K64 rows, M64), as B's
-    map_a = (_MAPS[(pa, spec.dtype, k, m, block_k, tile.bm, promo, lda)] if spec.a_order == "C"
+    # (with cluster_n blocks sharing A, each loads and multicasts boxes of bm / cluster_n rows)
+    map_a = (_MAPS[(pa, spec.dtype, k, m, block_k, tile.bm // tile.cluster_n, promo, lda)] if spec.a_order == "C"
              else _MAPS[(pa, spec.dtype, m, k, 64, BK, promo, lda)])
     # B row-major (K x N): boxes of (K64 rows, N64); column-major (a row-major N x K): one (BN rows, K64) box, as A
     map_b = (_MAPS[(pb, spec.dtype, n, k, 64, BK, promo, ldb)] if spec.b_order == "C"

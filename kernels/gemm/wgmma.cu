@@ -73,8 +73,13 @@ __host__ __device__ constexpr int consumer_regs() {
 // (DSMEM) and block 0 adds them and runs the epilogue.
 // StagedStore: D leaves through shared memory: each consumer writes its rows, 128 bytes of each at a time, into a
 // 128B-swizzled buffer, and one TMA store per buffer writes it to global memory (clipped at the edges).
+// ClusterN = 2: the blocks of a cluster also take horizontally adjacent tiles (same rows of A): block (m_rank,
+// n_rank), rank = m_rank + ClusterM * n_rank, loads rows [n_rank * BM / ClusterN, ...) of A's box (an MN-major A:
+// its 64-row boxes j with j % ClusterN == n_rank) and multicasts them to the blocks of its row; B as above within
+// its column. A stage of a block is written by the blocks of its row and of its column, so its consumers release
+// it to all of them (ClusterM + ClusterN - 1 blocks).
 template <int BM_, int BN_, int Stages_, int GroupM_, bool PingPong_, int ClusterM_ = 1, bool StagedStore_ = false,
-          int MaxStoreBuffers_ = 2, int ClusterK_ = 1>
+          int MaxStoreBuffers_ = 2, int ClusterK_ = 1, int ClusterN_ = 1>
 struct WgmmaTile {
   static constexpr int BM = BM_;
   static constexpr int BN = BN_;
@@ -84,7 +89,9 @@ struct WgmmaTile {
   static constexpr int ClusterM = ClusterM_;
   static constexpr bool StagedStore = StagedStore_;
   static constexpr int ClusterK = ClusterK_;
-  static constexpr int kClusterBlocks = ClusterM * ClusterK;
+  static constexpr int ClusterN = ClusterN_;
+  static constexpr int kClusterBlocks = ClusterM * ClusterN * ClusterK;
+  static constexpr int kSharingBlocks = ClusterM + ClusterN - 1;   // blocks that write into one block's stages
   static constexpr int kConsumers = !PingPong && BM == 192 ? 3 : 2;
   static constexpr int kThreads = 128 * (1 + kConsumers);    // the producer warpgroup and the consumers
   static constexpr int kWarpgroupRows = PingPong ? BM : BM / kConsumers;
@@ -94,7 +101,7 @@ struct WgmmaTile {
   static constexpr int kBBlockBytes = kBK * kSwizzleBytes;  // one (K64, N64) block
   static constexpr int kStageBytes = kABytes + kBBytes;
   // One arrival per consuming warp of every block whose stage the producer writes (B goes to the whole cluster).
-  static constexpr int kEmptyArrivals = (PingPong ? 1 : kConsumers) * 4 * ClusterM;
+  static constexpr int kEmptyArrivals = (PingPong ? 1 : kConsumers) * 4 * kSharingBlocks;
   // The per-row / per-column bias of a tile, loaded into shared memory by TMA (the bias thread, warp 1): one slot per
   // tile in the epilogue at once (cooperative: both consumers read the tile's slot; ping-pong: one per consumer).
   static constexpr int kBiasSlots = PingPong ? kConsumers : 1;
@@ -123,7 +130,10 @@ struct WgmmaTile {
   static_assert(kABytes % 1024 == 0 && kBBytes % 1024 == 0, "128B swizzle atoms are 1024-byte aligned");
   static_assert(kSmemBytes <= 227 * 1024, "too much shared memory for one block");
   static_assert(ClusterM == 1 || ClusterM == 2, "clusters of one or two blocks along M");
-  static_assert(ClusterK == 1 || (ClusterK == 2 && ClusterM == 1), "split-K over two blocks, not with ClusterM");
+  static_assert(ClusterN == 1 || ClusterN == 2, "clusters of one or two blocks along N");
+  static_assert(ClusterK == 1 || (ClusterK == 2 && ClusterM == 1 && ClusterN == 1),
+                "split-K over two blocks, not with ClusterM or ClusterN");
+  static_assert(BM % (64 * ClusterN) == 0, "A's box splits into whole 64-row parts between a row's blocks");
   static_assert(kReduceBytes % 1024 == 0, "the store buffers after the reduce buffers stay 1024-byte aligned");
   static_assert(kBiasBytes % 1024 == 0, "the store buffers after the bias stay 1024-byte aligned");
 };
@@ -200,6 +210,21 @@ __device__ __forceinline__ unsigned map_to_cta(unsigned addr, unsigned cta) {
   unsigned remote;
   asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(addr), "r"(cta));
   return remote;
+}
+
+// The blocks (cluster ranks m + ClusterM * n) that share the rows of A of block (m_rank, n_rank) (row = true: its
+// row of the cluster) or its columns of B (its column): the multicast masks, and whom a stage is released to.
+template <int ClusterM, int ClusterN>
+__device__ __forceinline__ unsigned short sharing_mask(int m_rank, int n_rank, bool row) {
+  unsigned mask = 0;
+  if (row) {
+#pragma unroll
+    for (int n = 0; n < ClusterN; ++n) mask |= 1u << (m_rank + ClusterM * n);
+  } else {
+#pragma unroll
+    for (int m = 0; m < ClusterM; ++m) mask |= 1u << (m + ClusterM * n_rank);
+  }
+  return static_cast<unsigned short>(mask);
 }
 
 // Every thread of every block of the cluster (not .aligned: the producer warp arrives diverged).
@@ -746,6 +771,7 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
                                                 const unsigned char* __restrict__ b_raw, int a_pitch, int b_pitch,
                                                 unsigned copied_operands) {
   constexpr int ClusterM = Tile::ClusterM;
+  constexpr int ClusterN = Tile::ClusterN;
   constexpr int ClusterK = Tile::ClusterK;
   constexpr int BM = Tile::BM;
   constexpr int BN = Tile::BN;
@@ -777,9 +803,10 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
   constexpr bool kStagedBias = Epi::kBias == BiasMode::PerN || Epi::kBias == BiasMode::PerM;
 
   const int warpgroup = threadIdx.x / 128;
-  // The schedule walks units of ClusterM vertically adjacent tiles, one unit per cluster at a time; block `rank`
-  // of the cluster takes row tile ClusterM * unit_row + rank (past the last row tile when M runs out: it still
-  // loads and multicasts its half of B for the other block, and stores nothing). Split-K (ClusterK = 2): both
+  // The schedule walks units of ClusterM x ClusterN adjacent tiles, one unit per cluster at a time; block `rank`
+  // of the cluster takes row tile ClusterM * unit_row + m_rank and column tile ClusterN * unit_col + n_rank (past
+  // the last row or column tile when M or N runs out: it still loads and multicasts its share of B or A for the
+  // others, and stores nothing). Split-K (ClusterK = 2): both
   // blocks take the same unit, block `rank` its K-blocks [rank * k_share, ...). Each role derives the walk itself
   // (FRAGLAB_WGMMA_WALK): values computed before the roles split would live on in the producer's 40 registers.
 #define FRAGLAB_WGMMA_WALK                                                           \
@@ -787,9 +814,11 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
   const int n_tiles = (N + BN - 1) / BN;                                             \
   const int k_blocks = (K + kBlockK - 1) / kBlockK;                                  \
   const int m_units = (m_tiles + ClusterM - 1) / ClusterM;                           \
-  const int units = m_units * n_tiles;                                               \
+  const int n_units = (n_tiles + ClusterN - 1) / ClusterN;                           \
+  const int units = m_units * n_units;                                               \
   const int rank = Tile::kClusterBlocks > 1 ? static_cast<int>(cluster_rank()) : 0;  \
-  const int m_rank = ClusterM > 1 ? rank : 0;                                        \
+  const int m_rank = ClusterM > 1 ? rank % ClusterM : 0;                             \
+  const int n_rank = ClusterN > 1 ? rank / ClusterM : 0;                             \
   const int k_rank = ClusterK > 1 ? rank : 0;                                        \
   const int k_share = (k_blocks + ClusterK - 1) / ClusterK;                          \
   const int kb_first = k_rank * k_share;                                             \
@@ -842,13 +871,14 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
       constexpr int kExtent = Epi::kBias == BiasMode::PerN ? BN : BM;
       int j = 0;
       for (int unit = cluster; unit < units; unit += clusters, ++j) {
-        int um, tn;
-        tile_coords<kUnitGroup>(unit, m_units, n_tiles, um, tn);
+        int um, un;
+        tile_coords<kUnitGroup>(unit, m_units, n_units, um, un);
         const int slot = j % Tile::kBiasSlots;
         mbar_wait(&bias_empty[slot], ((j / Tile::kBiasSlots) & 1) ^ 1);
         mbar_arrive_expect_tx(&bias_full[slot], kExtent * 4);
         tma_load_2d(bias_smem + slot * Tile::kBiasFloats, &tma_bias,
-                    Epi::kBias == BiasMode::PerN ? tn * BN : (um * ClusterM + m_rank) * BM, 0, &bias_full[slot]);
+                    Epi::kBias == BiasMode::PerN ? (un * ClusterN + n_rank) * BN : (um * ClusterM + m_rank) * BM, 0,
+                    &bias_full[slot]);
       }
     } else if (copied_operands != 0) {
       if constexpr (Tile::kClusterBlocks == 1) {
@@ -863,44 +893,59 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
       }
     } else if (threadIdx.x == 0) {
       int it = 0;
+      // the blocks sharing this block's rows of A (its row of the cluster) and its columns of B (its column)
+      const unsigned short a_mask = sharing_mask<ClusterM, ClusterN>(m_rank, n_rank, true);
+      const unsigned short b_mask = sharing_mask<ClusterM, ClusterN>(m_rank, n_rank, false);
       for (int unit = cluster; unit < units; unit += clusters) {
-        int um, tn;
-        tile_coords<kUnitGroup>(unit, m_units, n_tiles, um, tn);
+        int um, un;
+        tile_coords<kUnitGroup>(unit, m_units, n_units, um, un);
         const int tm = um * ClusterM + m_rank;
-        const bool has_rows = tm < m_tiles;
+        const int tn = un * ClusterN + n_rank;
+        const bool has_rows = tm < m_tiles;   // the blocks of a row have rows or not together, those of a column
+        const bool has_cols = tn < n_tiles;   // columns alike: a share is skipped by every block it goes to
         for (int kb = kb_first; kb < kb_first + kb_count; ++kb, ++it) {
           const int s = it % Stages;
           mbar_wait(&empty[s], ((it / Stages) & 1) ^ 1);
           unsigned char* stage = smem + s * Tile::kStageBytes;
-          // The stage fills with this block's A and all of B (half of it multicast by the other block).
-          mbar_arrive_expect_tx(&full[s], has_rows ? Tile::kStageBytes : Tile::kStageBytes - Tile::kABytes);
+          // The stage fills with all of this block's A and B (shares of them multicast by the other blocks).
+          mbar_arrive_expect_tx(&full[s], (has_rows ? Tile::kABytes : 0) + (has_cols ? Tile::kBBytes : 0));
           if (has_rows && sizeof(T) == 2 && a_mn_major) {
             // A given as K x M (row-major; an M x K column-major array): BM / 64 boxes of (K64 rows, M64), laid
             // out like an MN-major B's blocks
 #pragma unroll
             for (int j = 0; j < BM / 64; ++j) {
-              tma_load_2d(stage + j * Tile::kBBlockBytes, &tma_a, tm * BM + j * 64, kb * kBK, &full[s]);
+              if constexpr (ClusterN == 1) {
+                tma_load_2d(stage + j * Tile::kBBlockBytes, &tma_a, tm * BM + j * 64, kb * kBK, &full[s]);
+              } else if (j % ClusterN == n_rank) {
+                tma_load_2d_multicast(stage + j * Tile::kBBlockBytes, &tma_a, tm * BM + j * 64, kb * kBK, &full[s],
+                                      a_mask);
+              }
             }
           } else if (has_rows) {
-            tma_load_2d(stage, &tma_a, kb * kBlockK, tm * BM, &full[s]);
+            if constexpr (ClusterN == 1) {
+              tma_load_2d(stage, &tma_a, kb * kBlockK, tm * BM, &full[s]);
+            } else {   // the launcher's map has boxes of BM / ClusterN rows
+              constexpr int kRows = BM / ClusterN;
+              tma_load_2d_multicast(stage + n_rank * kRows * kSwizzleBytes, &tma_a, kb * kBlockK,
+                                    tm * BM + n_rank * kRows, &full[s], a_mask);
+            }
           }
           if constexpr (BKMajor && ClusterM == 1) {
             // B given as N x K (row-major): one (BN rows, K64) box, laid out like A
-            tma_load_2d(stage + Tile::kABytes, &tma_b, kb * kBlockK, tn * BN, &full[s]);
+            if (has_cols) tma_load_2d(stage + Tile::kABytes, &tma_b, kb * kBlockK, tn * BN, &full[s]);
           } else if constexpr (BKMajor) {
-            if (rank == 0) {
-              tma_load_2d_multicast(stage + Tile::kABytes, &tma_b, kb * kBlockK, tn * BN, &full[s],
-                                    static_cast<unsigned short>((1u << ClusterM) - 1));
+            if (has_cols && m_rank == 0) {
+              tma_load_2d_multicast(stage + Tile::kABytes, &tma_b, kb * kBlockK, tn * BN, &full[s], b_mask);
             }
           }
 #pragma unroll
           for (int j = 0; j < (BKMajor ? 0 : BN / 64); ++j) {
             unsigned char* dst = stage + Tile::kABytes + j * Tile::kBBlockBytes;
+            if (!has_cols) break;
             if constexpr (ClusterM == 1) {
               tma_load_2d(dst, &tma_b, tn * BN + j * 64, kb * kBK, &full[s]);
             } else if (j % ClusterM == m_rank) {
-              tma_load_2d_multicast(dst, &tma_b, tn * BN + j * 64, kb * kBK, &full[s],
-                                    static_cast<unsigned short>((1u << ClusterM) - 1));
+              tma_load_2d_multicast(dst, &tma_b, tn * BN + j * 64, kb * kBK, &full[s], b_mask);
             }
           }
           if (it == 0) FRAGLAB_TRACE(2);
@@ -932,19 +977,24 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
     int turns = 0;                               // ping-pong: mainloops this warpgroup has started
     unsigned stores = 0;                         // staged store: TMA stores this warpgroup has issued
     // A stage is free again once every consuming warp of every block it was written into has read it.
+    const unsigned sharing = sharing_mask<ClusterM, ClusterN>(m_rank, n_rank, true) |
+                             sharing_mask<ClusterM, ClusterN>(m_rank, n_rank, false);
     auto release = [&](int stage) {
       if (!warp_leader) return;
-      if constexpr (ClusterM == 1) {
+      if constexpr (Tile::kSharingBlocks == 1) {
         mbar_arrive(&empty[stage]);
       } else {
 #pragma unroll
-        for (int c = 0; c < ClusterM; ++c) mbar_arrive_in(&empty[stage], c);
+        for (int c = 0; c < ClusterM * ClusterN; ++c) {
+          if ((sharing >> c) & 1) mbar_arrive_in(&empty[stage], c);
+        }
       }
     };
     for (int unit = cluster + local * clusters; unit < units; unit += tile_step * clusters, local += tile_step) {
-      int um, tn;
-      tile_coords<kUnitGroup>(unit, m_units, n_tiles, um, tn);
+      int um, un;
+      tile_coords<kUnitGroup>(unit, m_units, n_units, um, un);
       const int tm = um * ClusterM + m_rank;
+      const int tn = un * ClusterN + n_rank;
       if constexpr (Tile::PingPong) {
         // Mainloops alternate between the consumers: this one starts only after the other one has passed the
         // waits of its previous tile. That also keeps every ring wait at most one phase ahead of the barrier
