@@ -901,8 +901,13 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
         tile_coords<kUnitGroup>(unit, m_units, n_units, um, un);
         const int tm = um * ClusterM + m_rank;
         const int tn = un * ClusterN + n_rank;
-        const bool has_rows = tm < m_tiles;   // the blocks of a row have rows or not together, those of a column
-        const bool has_cols = tn < n_tiles;   // columns alike: a share is skipped by every block it goes to
+        // A block past M (N) skips its share of A (B), and so does every block that share goes to. Not in clusters
+        // of 2x2: there a block's loads are what keeps the diagonal block from releasing a shared stage twice
+        // before this one released it once (its partners' stages wait for it), so every share is loaded, past the
+        // edge as zeros.
+        constexpr bool kLoadPastEdges = ClusterM > 1 && ClusterN > 1;
+        const bool has_rows = kLoadPastEdges || tm < m_tiles;
+        const bool has_cols = kLoadPastEdges || tn < n_tiles;
         for (int kb = kb_first; kb < kb_first + kb_count; ++kb, ++it) {
           const int s = it % Stages;
           mbar_wait(&empty[s], ((it / Stages) & 1) ^ 1);
