@@ -34,8 +34,8 @@ in docs/results/h100_2026-11-25b/gemm/, and H200 2026-11-26, docs/results/h200_2
    and B multicast) for 48 to 64 such tiles (H100 08:1x UTC, B row- / column-major: 1000^3 184 / 181 against
    64x128pc2's 175 / 175, 1000x1000x3000 283 / 285 against 264 / 267; at 32 tiles, 500x1000x1000, 96 / 94 against
    105 / 100: too few SMs), else 64x128pc2 where its tiles fit one wave too (H200 1000^3: 205 against 128x128's
-   173), else 128x128 in clusters of two (1000x2000x1000: 281 / 277 against 64x128pc2's 238 / 231). e4m3 keeps one-block 128x256 / 128x128 (TILE_RATE_MISALIGNED_FP8), or
-   128x64 where its tiles fit one wave. The operands stay on TMA: the kernel's copy loader (wgmma.LOADS 'copy':
+   173), else 128x128 in clusters of two (1000x2000x1000: 281 / 277 against 64x128pc2's 238 / 231). e4m3 keeps
+   one-block 128x256 / 128x128 (TILE_RATE_MISALIGNED_FP8), or 128x64 where its tiles fit one wave. The operands stay on TMA: the kernel's copy loader (wgmma.LOADS 'copy':
    cp.async 16-byte chunks into the swizzled stages) measured slower than TMA on each shape (H100 22:09 UTC,
    benchmarks/wgmma_ragged.py --loaders, copy / TMA: 3000^3 128x192 351 / 419; 1000^3 128x64 145 / 128x128 166).
 3. `waves`: when 128x64 tiles would not fit one wave, the tile of 128x256 / 128x192 / 128x128 whose

@@ -789,8 +789,8 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
   float* bias_smem = reinterpret_cast<float*>(smem + Stages * Tile::kStageBytes);
   float* reduce_smem = reinterpret_cast<float*>(smem + Stages * Tile::kStageBytes + Tile::kBiasBytes);
   unsigned char* store_smem = smem + Stages * Tile::kStageBytes + Tile::kBiasBytes + Tile::kReduceBytes;
-  unsigned long long* full =
-      reinterpret_cast<unsigned long long*>(store_smem + Tile::kConsumers * Tile::kStoreBuffers * Tile::kStoreBufferBytes);
+  unsigned long long* full = reinterpret_cast<unsigned long long*>(
+      store_smem + Tile::kConsumers * Tile::kStoreBuffers * Tile::kStoreBufferBytes);
   unsigned long long* empty = full + Stages;
   unsigned long long* turn = empty + Stages;  // ping-pong: turn[c] = "consumer c may start its next mainloop" (2)
   unsigned long long* bias_full = turn + 2;   // bias slot s holds its tile's bias (TMA bytes)
@@ -806,8 +806,8 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
   // The schedule walks units of ClusterM x ClusterN adjacent tiles, one unit per cluster at a time; block `rank`
   // of the cluster takes row tile ClusterM * unit_row + m_rank and column tile ClusterN * unit_col + n_rank (past
   // the last row or column tile when M or N runs out: it still loads and multicasts its share of B or A for the
-  // others, and stores nothing). Split-K (ClusterK = 2): both
-  // blocks take the same unit, block `rank` its K-blocks [rank * k_share, ...). Each role derives the walk itself
+  // others, and stores nothing). Split-K (ClusterK = 2): both blocks take the same unit, block `rank` its K-blocks
+  // [rank * k_share, ...). Each role derives the walk itself
   // (FRAGLAB_WGMMA_WALK): values computed before the roles split would live on in the producer's 40 registers.
 #define FRAGLAB_WGMMA_WALK                                                           \
   const int m_tiles = (M + BM - 1) / BM;                                             \
