@@ -138,7 +138,7 @@ def main() -> None:
 EARLIER_TILE = {(3000, 3000, 3000): "128x256", (1000, 1000, 1000): "128x128", (5000, 3000, 2000): "128x256",
                 (4095, 4096, 4096): "128x256", (3072, 3072, 3072): "128x128", (4096, 4096, 4096): "128x256",
                 (8192, 8192, 8192): "128x256"}
-REPLACED_TILE = {"192x192c2": "128x192c2", "128x128c2x2": "64x128pc2"}
+REPLACED_TILE = {"192x192c2": "128x192c2"}
 ISSUE_ROWS = [(16, 4096, 4096), (1, 4096, 4096), (64, 4096, 4096), (128, 8192, 8192)]
 
 
@@ -167,7 +167,7 @@ def final() -> dict:
         fns = {f"scheduled {now.tile}": bound(now, a, b, d, bias)}
         if earlier != now.tile:
             fns[f"earlier {earlier}"] = bound(spec(m, n, k, earlier), a, b, d, bias)
-        if now.tile in REPLACED_TILE:   # the tile the schedule gave before 192-row tiles and 2x2 clusters existed
+        if now.tile in REPLACED_TILE:   # the tile the schedule gave before 192-row tiles existed
             fns[REPLACED_TILE[now.tile]] = bound(spec(m, n, k, REPLACED_TILE[now.tile]), a, b, d, bias)
         if m % 8 == 0:
             fns["A column-major"] = bound(spec(m, n, k, a_order="F"), [x.t().contiguous().t() for x in a], b, d,

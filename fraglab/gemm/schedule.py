@@ -30,11 +30,11 @@ in docs/results/h100_2026-11-25b/gemm/, and H200 2026-11-26, docs/results/h200_2
    clusters of two (three consumer warpgroups; cuBLAS runs 192x192 in clusters of two here) reads 16% fewer per
    multiply-add (H100 07:55 UTC, promotion 128B: 3000^3 192x192c2 629 (0.98x), 128x192c2 570). The tile: the
    cluster tile whose waves do the most useful work at its rate (TILE_RATE_MISALIGNED), or, where 128x128 tiles
-   fit one wave, the one that reads the fewest bytes while enough SMs work: 128x128 tiles in clusters of 2x2 (A
-   and B multicast) for 48 to 64 such tiles (H100 08:1x UTC, B row- / column-major: 1000^3 184 / 181 against
-   64x128pc2's 175 / 175, 1000x1000x3000 283 / 285 against 264 / 267; at 32 tiles, 500x1000x1000, 96 / 94 against
-   105 / 100: too few SMs), else 64x128pc2 where its tiles fit one wave too (H200 1000^3: 205 against 128x128's
-   173), else 128x128 in clusters of two (1000x2000x1000: 281 / 277 against 64x128pc2's 238 / 231). e4m3 keeps
+   fit one wave, 64x128pc2 where its tiles fit one wave too (H200 1000^3: 205 against 128x128's 173), else 128x128
+   in clusters of two (H100 08:18 UTC, B row- / column-major: 1000x2000x1000 281 / 277 against 64x128pc2's 238 /
+   231; H200 08:33: 327 against 266). Not taken: 128x128 in clusters of 2x2 (A and B multicast, half the bytes of
+   64x128pc2 on half the SMs): 1000^3 184 / 181 against 175 / 175 on the H100, but 195 against 207 on the H200.
+   e4m3 keeps
    one-block 128x256 / 128x128 (TILE_RATE_MISALIGNED_FP8), or 128x64 where its tiles fit one wave. The operands stay on TMA: the kernel's copy loader (wgmma.LOADS 'copy':
    cp.async 16-byte chunks into the swizzled stages) measured slower than TMA on each shape (H100 22:09 UTC,
    benchmarks/wgmma_ragged.py --loaders, copy / TMA: 3000^3 128x192 351 / 419; 1000^3 128x64 145 / 128x128 166).
@@ -68,10 +68,7 @@ ONE_ROW_TILE_M = 64
 # test checks they agree)
 TILE_SHAPES = {"128x256": (128, 256, 1), "128x192": (128, 192, 1), "128x128": (128, 128, 1),
                "128x192c2": (128, 192, 2), "192x192c2": (192, 192, 2), "64x64pk2": (64, 64, 1),
-               "128x64k2": (128, 64, 1), "128x128c2": (128, 128, 2), "128x128c2x2": (128, 128, 2)}
-# 128x128 tiles (of one wave) for which rule 2 takes clusters of 2x2: enough to keep 48+ SMs busy, few enough that
-# every cluster of four is resident at once (16 clusters; the H100 holds 30)
-CLUSTER_2X2_TILES = (48, 64)
+               "128x64k2": (128, 64, 1), "128x128c2": (128, 128, 2)}
 # Rate of a tile relative to the first (TFLOP/s / useful_share), measured at 4096^3 (128x128: 641 / 746) and at
 # 3000^3 with 128-byte row pitches (128x192: 632 / 0.925 against 128x256: 515 / 0.694)
 TILE_RATE = {"128x256": 1.0, "128x192": 0.92, "128x128": 0.86}
@@ -84,8 +81,7 @@ TILE_RATE_MISALIGNED = {"128x192c2": 1.0, "192x192c2": 1.10, "128x256": 0.92, "1
 # e4m3 (one-block tiles; the clusters and n192 are unmeasured for 8-bit inputs), 3000^3 H100 2026-11-25 18:34 UTC:
 # 128x192: 419 / 0.925, 128x128: 324 / 0.832 against 128x256: 386 / 0.694
 TILE_RATE_MISALIGNED_FP8 = {"128x256": 1.0, "128x128": 0.70}
-SIXTEEN_BIT_ONLY = ("128x192", "128x192c2", "192x192c2", "64x128pc2", "64x64p", "64x64pk2", "128x64k2", "128x128c2",
-                    "128x128c2x2")   # measured for 16-bit only
+SIXTEEN_BIT_ONLY = ("128x192", "128x192c2", "192x192c2", "64x128pc2", "64x64p", "64x64pk2", "128x64k2", "128x128c2")   # measured for 16-bit only
 _BYTES = {"f16": 2, "bf16": 2, "f32": 4, "e4m3": 1}
 L2_PROMOTIONS = ("none", "64B", "128B", "256B")
 DEFAULT_L2_PROMOTION = "256B"
@@ -159,11 +155,8 @@ def choose(m: int, n: int, k: int, dtype: str = "f16", b_order: str = "C", out_d
         return Schedule("64x64p" if narrow else "64x256p", promotion, "one_row_tile")
     if not aligned:
         if sixteen_bit:
-            tiles = tile_count(m, n, 128, 128)
-            if tiles > sm_count:
+            if tile_count(m, n, 128, 128) > sm_count:
                 tile = _best_tile(m, n, sm_count, TILE_RATE_MISALIGNED)
-            elif CLUSTER_2X2_TILES[0] <= tiles <= CLUSTER_2X2_TILES[1]:
-                tile = "128x128c2x2"
             else:
                 tile = "64x128pc2" if tile_count(m, n, 64, 128) <= sm_count else "128x128c2"
         else:

@@ -138,10 +138,10 @@ class TileConfig:
 # Clusters of two by two (A multicast along N too; H100 08:1x UTC, promotion none, rows 16 mod 32 bytes, B row- /
 # column-major, against torch._addmm_activation): 1000^3 128x128c2x2 184-187 / 181-185 (0.90-0.94x), 64x128pc2
 # 175 / 175-179, 128x128c2 174-177 / 162-166; 1000x1000x3000 283 / 285 (0.98-1.02x) against 264 / 267; 128x64c2x2
-# 113-134 at 1000^3 (one 64-column B block: half the cluster loads no B; slow at any grid). A cluster of four
-# blocks co-resides up to 30 clusters on 132 SMs (31 and 32 run a second round), so the schedule gives 128x128c2x2
-# only up to 16 units. 128x128c2 where 64x128 tiles overflow a wave: 1000x2000x1000 281 / 277 (0.87-0.89x)
-# against 64x128pc2's 238 / 231.
+# 113-134 at 1000^3 (one 64-column B block: half the cluster loads no B; slow at any grid). Clusters of four
+# co-reside up to 30 on 132 SMs (31 and 32 run a second round; launch_blocks does not ask the driver). On the H200
+# (08:33 UTC) 1000^3 128x128c2x2 195 against 64x128pc2's 207: no rule takes it. 128x128c2 where 64x128 tiles
+# overflow a wave: 1000x2000x1000 281 / 277 (0.87-0.89x) against 64x128pc2's 238 / 231 (H200: 327 against 266).
 # Which of them a problem gets is fraglab/gemm/schedule.py's rules (64x64p / 64x256p: M <= 64).
 TILES: dict[str, TileConfig] = {
     "128x256": TileConfig(128, 256, 4, 16),
@@ -156,7 +156,6 @@ TILES: dict[str, TileConfig] = {
     "128x64k2": TileConfig(128, 64, 6, cluster_k=2),
     "192x192c2": TileConfig(192, 192, 4, 16, cluster_m=2),
     "128x128c2": TileConfig(128, 128, 6, cluster_m=2),
-    "128x128c2x2": TileConfig(128, 128, 6, cluster_m=2, cluster_n=2),
 }
 EXPERIMENTAL_TILES: dict[str, TileConfig] = {
     "128x128p": TileConfig(128, 128, 6, pingpong=True),
@@ -181,6 +180,7 @@ EXPERIMENTAL_TILES: dict[str, TileConfig] = {
     "192x128c2": TileConfig(192, 128, 5, 16, cluster_m=2),
     "192x128": TileConfig(192, 128, 5, 16),
     "128x64c2x2": TileConfig(128, 64, 8, cluster_m=2, cluster_n=2),
+    "128x128c2x2": TileConfig(128, 128, 6, cluster_m=2, cluster_n=2),
     "128x64n2": TileConfig(128, 64, 8, cluster_n=2),
     "128x128n2": TileConfig(128, 128, 6, cluster_n=2),
     "128x192c2x2": TileConfig(128, 192, 4, 16, cluster_m=2, cluster_n=2),
