@@ -109,39 +109,7 @@ class TileConfig:
 # Suffix p: ping-pong schedule; c2: clusters of two blocks with B multicast (c2x2: two by two, A multicast along N
 # too; n2: one by two, A multicast); k2: clusters of two splitting K; gN: N row
 # tiles per group; s3: 3 stages; b1: one D staging buffer per consumer.
-# H100, 2026-11-23, 16-bit D through TMA, bias + ReLU, TFLOP/s at 2048/4096/8192^3 and 8192x8192x1024:
-# 128x256 group 4: 622 733 675 618; group 8: 619 730 658 613; 3 stages: 601 706 640 594; 128x128p: 562 680 631 572;
-# 64x256p: 597 662 634 591; clusters of two (f16 D, direct stores, earlier call): 463 651 636 409 against 477 652
-# 638 420 without. The multicast halves B's L2 traffic but gains nothing here.
-# Row tiles per group, sustained (2 s back to back, 700 W power cap, benchmarks/gemm_baseline_probe.py), f16 / bf16
-# 8192^3: group 4 626 / 657 TFLOP/s at 1290 / 1350 MHz, 8: 641 / 674, 12: 649 / 679, 16: 650 / 678; at 4096^3 all
-# within 1%. A wave of 132 tiles in groups of 16 rows reads about half the DRAM bytes of groups of 4 (16 x 8 tiles:
-# 16 row panels of A and 8 column panels of B, against 4 of A and all 32 of B), and the clock the power cap allows
-# rises with it.
-# Ping-pong with clusters of two (B multicast; meant to overlap one consumer's epilogue with the other's mainloop),
-# H100 2026-11-25, fused f16 D through TMA, bias + ReLU at 4096^3 / 8192^3 / 8192x8192x1024: 64x256pc2 631 589 605,
-# 128x128pc2 656 611 617, against 128x256 761 701 686; with GELU at 4096^3 / 8192x8192x1024: 606 539 and 597 526
-# against 729 598. The overlap does not make up for the slower mainloop. Clusters of two on 128x256 (same call
-# type, 12:28 UTC): burst 747 709 676 against 752 698 676; sustained (3 s, 700 W cap) f16 / bf16 8192^3 660 / 692
-# against 660 / 696. Halving B's L2 traffic buys no clock under the power cap either.
-# Ragged shapes, H100 2026-11-25 18:34 UTC (benchmarks/wgmma_ragged.py; f16, bias + ReLU, D f16), TFLOP/s with
-# rows at 128-byte pitches / as given (rows 16 but not 32 bytes aligned, L2 promotion off): 3000^3 128x192 632 / 419,
-# 128x192 with 5 stages 633 / 410, 128x256 515 / 386, 256x128 508 / 382, 128x128 539 / 324; 5000x3000x2000 128x256
-# 608 / 466, 128x192 607 / 459, 256x128 579 / 490, 128x128 526 / 393; 1000^3 64x128p 225 / 159, 128x64 213 / 156,
-# 128x128 195 / 169, 128x192 161 / 148. 128x192 (wgmma n192) is a launcher tile for 16-bit inputs (e4m3 unmeasured).
-# Clusters of two (H200 2026-11-26, rows 16 mod 32 bytes, promotion off / 128B): 3000^3 128x192c2 620 / 623, 5 stages
-# 615 / 617, groups of 8 / 4 rows 615 / 627, 128x256c2 506 / 508; 6008x4000x3000 128x192c2 658, 128x256c2 677.
-# 192-row tiles (three consumer warpgroups of 64 rows, 512 threads; H100 2026-11-26 07:55 UTC, promotion 128B,
-# against torch._addmm_activation): 3000^3 192x192c2 629 (0.98x), 3 stages 578, 192x128c2 505, one-block 192x192 494,
-# against 128x192c2 570; 5000x3000x2000 543 against 591 (3.4 waves of 192x192c2 units against 4.85); aligned 3072^3
-# 192x192 720 / 128x192 712, 4096^3 686 (c2) / 128x256 749, 8192^3 648 / 691.
-# Clusters of two by two (A multicast along N too; H100 08:1x UTC, promotion none, rows 16 mod 32 bytes, B row- /
-# column-major, against torch._addmm_activation): 1000^3 128x128c2x2 184-187 / 181-185 (0.90-0.94x), 64x128pc2
-# 175 / 175-179, 128x128c2 174-177 / 162-166; 1000x1000x3000 283 / 285 (0.98-1.02x) against 264 / 267; 128x64c2x2
-# 113-134 at 1000^3 (one 64-column B block: half the cluster loads no B; slow at any grid). Clusters of four
-# co-reside up to 30 on 132 SMs (31 and 32 run a second round; launch_blocks does not ask the driver). On the H200
-# (08:33 UTC) 1000^3 128x128c2x2 195 against 64x128pc2's 207: no rule takes it. 128x128c2 where 64x128 tiles
-# overflow a wave: 1000x2000x1000 281 / 277 (0.87-0.89x) against 64x128pc2's 238 / 231 (H200: 327 against 266).
+# The measurements behind each tile and its settings: docs/wgmma-gemm.md, "The launcher's tiles, as measured".
 # Which of them a problem gets is fraglab/gemm/schedule.py's rules (64x64p / 64x256p: M <= 64).
 TILES: dict[str, TileConfig] = {
     "128x256": TileConfig(128, 256, 4, 16),
