@@ -31,7 +31,8 @@ from fraglab.runtime import gpu  # noqa: E402
 def main() -> int:
     rng = np.random.default_rng(0)
     bad = 0
-    cases = [(t, "f32", "direct", "C", "C") for t in (*wgmma.TILES, "128x128p", "64x256p", "128x256c2", "128x128c2")]
+    cases = [(t, "f32", "direct", "C", "C")
+             for t in dict.fromkeys((*wgmma.TILES, "128x128p", "64x256p", "128x256c2", "128x128c2"))]
     cases += [(t, o, "tma", "C", "C") for t in ("128x256", "128x256c2", "128x128p", "128x64", "64x256p", "64x256pc2",
                                                 "128x128pc2") for o in ("f16", "f32")]
     cases += [(t, "f16", "tma", "F", "C") for t in ("128x256", "128x128p", "128x64", "64x256p")]

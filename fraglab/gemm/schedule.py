@@ -34,9 +34,9 @@ in docs/results/h100_2026-11-25b/gemm/, and H200 2026-11-26, docs/results/h200_2
    in clusters of two (H100 08:18 UTC, B row- / column-major: 1000x2000x1000 281 / 277 against 64x128pc2's 238 /
    231; H200 08:33: 327 against 266). Not taken: 128x128 in clusters of 2x2 (A and B multicast, half the bytes of
    64x128pc2 on half the SMs): 1000^3 184 / 181 against 175 / 175 on the H100, but 195 against 207 on the H200.
-   e4m3 keeps
-   one-block 128x256 / 128x128 (TILE_RATE_MISALIGNED_FP8), or 128x64 where its tiles fit one wave. The operands stay on TMA: the kernel's copy loader (wgmma.LOADS 'copy':
-   cp.async 16-byte chunks into the swizzled stages) measured slower than TMA on each shape (H100 22:09 UTC,
+   e4m3 keeps one-block 128x256 / 128x128 (TILE_RATE_MISALIGNED_FP8), or 128x64 where its tiles fit one wave. The
+   operands stay on TMA: the kernel's copy loader (wgmma.LOADS 'copy': cp.async 16-byte chunks into the swizzled
+   stages) measured slower than TMA on each shape (H100 22:09 UTC,
    benchmarks/wgmma_ragged.py --loaders, copy / TMA: 3000^3 128x192 351 / 419; 1000^3 128x64 145 / 128x128 166).
 3. `waves`: when 128x64 tiles would not fit one wave, the tile of 128x256 / 128x192 / 128x128 whose
    waves do the most useful work: (M x N) / (whole waves x SMs x tile area) x the tile's measured rate
@@ -81,7 +81,8 @@ TILE_RATE_MISALIGNED = {"128x192c2": 1.0, "192x192c2": 1.10, "128x256": 0.92, "1
 # e4m3 (one-block tiles; the clusters and n192 are unmeasured for 8-bit inputs), 3000^3 H100 2026-11-25 18:34 UTC:
 # 128x192: 419 / 0.925, 128x128: 324 / 0.832 against 128x256: 386 / 0.694
 TILE_RATE_MISALIGNED_FP8 = {"128x256": 1.0, "128x128": 0.70}
-SIXTEEN_BIT_ONLY = ("128x192", "128x192c2", "192x192c2", "64x128pc2", "64x64p", "64x64pk2", "128x64k2", "128x128c2")   # measured for 16-bit only
+# launcher tiles measured for 16-bit inputs only
+SIXTEEN_BIT_ONLY = ("128x192", "128x192c2", "192x192c2", "64x128pc2", "64x64p", "64x64pk2", "128x64k2", "128x128c2")
 _BYTES = {"f16": 2, "bf16": 2, "f32": 4, "e4m3": 1}
 L2_PROMOTIONS = ("none", "64B", "128B", "256B")
 DEFAULT_L2_PROMOTION = "256B"

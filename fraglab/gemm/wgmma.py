@@ -107,8 +107,8 @@ class TileConfig:
 
 # The launcher's tiles (benchmarks/wgmma_suite.py --tiles times the candidates; the winners stay here).
 # Suffix p: ping-pong schedule; c2: clusters of two blocks with B multicast (c2x2: two by two, A multicast along N
-# too; n2: one by two, A multicast); k2: clusters of two splitting K; gN: N row
-# tiles per group; s3: 3 stages; b1: one D staging buffer per consumer.
+# too; n2: one by two, A multicast); k2: clusters of two splitting K; gN: N row tiles per group; s3: 3 stages; b1:
+# one D staging buffer per consumer.
 # The measurements behind each tile and its settings: docs/wgmma-gemm.md, "The launcher's tiles, as measured".
 # Which of them a problem gets is fraglab/gemm/schedule.py's rules (64x64p / 64x256p: M <= 64).
 TILES: dict[str, TileConfig] = {

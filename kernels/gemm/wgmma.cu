@@ -61,9 +61,8 @@ __host__ __device__ constexpr int consumer_regs() {
 // Block tile BM x BN x 64 in a `Stages`-deep ring. Cooperative (PingPong = false): the consumer warpgroups (two;
 // three of 64 rows for BM = 192, as cuBLAS's 192x192 tiles: fewer bytes of A and B per multiply-add than 128-row
 // tiles, where L2's bandwidth is the bound) work on every tile, BM / kConsumers rows each. Ping-pong: each of two
-// warpgroups owns every other tile whole, so one warpgroup's
-// epilogue runs while the other one's wgmma keep the tensor cores busy. A warpgroup covers its rows with
-// kMmaM m64 instructions per k16 step.
+// warpgroups owns every other tile whole, so one warpgroup's epilogue runs while the other one's wgmma keep the
+// tensor cores busy. A warpgroup covers its rows with kMmaM m64 instructions per k16 step.
 // ClusterM = 2: two blocks of a cluster take vertically adjacent tiles (same columns of B); block `rank` loads B's
 // 64-column blocks j with j % 2 == rank (an MN-major B) or, for a K-major B (one box), block 0 loads it whole, and
 // multicasts them to both: B crosses from L2 to the SMs once per cluster. With ping-pong, consumer c of both blocks
@@ -100,7 +99,8 @@ struct WgmmaTile {
   static constexpr int kBBytes = BN * kSwizzleBytes;        // BN / 64 blocks of (K64 rows, N64 = 128 bytes), or (BN, K)
   static constexpr int kBBlockBytes = kBK * kSwizzleBytes;  // one (K64, N64) block
   static constexpr int kStageBytes = kABytes + kBBytes;
-  // One arrival per consuming warp of every block whose stage the producer writes (B goes to the whole cluster).
+  // One arrival per consuming warp of every block whose stage the producer writes (kSharingBlocks: its row and
+  // column of the cluster).
   static constexpr int kEmptyArrivals = (PingPong ? 1 : kConsumers) * 4 * kSharingBlocks;
   // The per-row / per-column bias of a tile, loaded into shared memory by TMA (the bias thread, warp 1): one slot per
   // tile in the epilogue at once (cooperative: both consumers read the tile's slot; ping-pong: one per consumer).
@@ -124,7 +124,8 @@ struct WgmmaTile {
   static constexpr int kSmemBytes = kSmemBeforeStores + kConsumers * kStoreBuffers * kStoreBufferBytes;
   static_assert(BN == 64 || BN == 128 || BN == 192 || BN == 256, "wgmma wrappers exist for N = 64, 128, 192, 256");
   static_assert(kWarpgroupRows % 64 == 0 && kMmaM >= 1, "a warpgroup covers whole m64 blocks");
-  static_assert(kMmaM * BN / 2 <= 128, "at most 128 accumulator registers per thread");
+  static_assert(kMmaM * BN / 2 <= (kConsumers == 2 ? 128 : 96),
+                "accumulators per thread: at most 128 of two consumers' 232 registers, 96 of three's 152");
   static_assert(BM <= 256, "a TMA box spans at most 256 rows");
   static_assert(kWarpgroupRows * (PingPong ? 1 : kConsumers) == BM, "the consumers cover the tile's rows");
   static_assert(kABytes % 1024 == 0 && kBBytes % 1024 == 0, "128B swizzle atoms are 1024-byte aligned");
