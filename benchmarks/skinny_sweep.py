@@ -62,7 +62,7 @@ def main() -> int:
     from fraglab.gemm.validate import GemmPlan
 
     now_builds = {api._make_spec(("wgmma", GemmPlan("wgmma", "f16", m, n, k, "relu", "per_n", False, False, "f16", o),
-                                  None, True, False)).build()
+                                  None, True, "none")).build()
                   for ms, ns, ks, orders, vs in plans for m, n, k, o in itertools.product(ms, ns, ks, orders)}
     with ThreadPoolExecutor(16) as pool:   # every module at once: the GEMMs fraglab picks today and the variants
         list(pool.map(gpu.module, list(builds.values()) + list(now_builds)))

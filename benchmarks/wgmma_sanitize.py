@@ -4,13 +4,15 @@ buffers are reused from tile to tile; a column-major (K-major) B on the one-bloc
 a scale per row of A and per column of B), the schedule's picks with L2 promotion off, a column-major A (MN-major
 loads, imm-trans-a) and the ragged-shape tiles (128x192, 256x128, 64x128p; clusters of two on 128x192, 64x64p and
 64x128p, a K-major B multicast; split-K clusters of two on 64x64p, 128x64 and 64x128p; 192-row tiles with three
-consumer warpgroups; clusters of 2x2 and 1x2, A multicast along N). Exits 1 if a result is wrong.
+consumer warpgroups; clusters of 2x2 and 1x2, A multicast along N), and block-scaled e4m3 (a second accumulator
+per K-block, scales read per K-block; one-block, ping-pong, split-K and 1x2-cluster tiles). Exits 1 if a result is
+wrong.
 
-Usage (device): compute-sanitizer --tool racecheck python3 benchmarks/wgmma_sanitize.py [--layouts-only | --copy-only]
-                [--tiles 64x64pk2,...]
+Usage (device): compute-sanitizer --tool racecheck python3 benchmarks/wgmma_sanitize.py [--layouts-only | --copy-only
+                | --block-scales] [--tiles 64x64pk2,...]
 (--layouts-only: the column-major A and ragged-tile cases alone; --copy-only: the copy loader's cases alone: cp.async
 into the swizzled stages, both operands or one with the other on TMA, both orders of A and B, rows of 16 mod 32 bytes;
---tiles: only the cases of those tiles)
+--block-scales: the block-scaled cases alone; --tiles: only the cases of those tiles)
 """
 
 from __future__ import annotations
@@ -28,9 +30,42 @@ from fraglab.gemm import wgmma  # noqa: E402
 from fraglab.runtime import gpu  # noqa: E402
 
 
+def _e4m3(rng, shape):
+    return rng.integers(0x20, 0x50, shape).astype(np.uint8) | (rng.integers(0, 2, shape) << 7).astype(np.uint8)
+
+
+def block_scale_cases(cp, rng) -> int:
+    """Block-scaled e4m3 on each tile with room for it, the whole grid and one block (cluster); failures."""
+    from fraglab.gemm.reference import e4m3_to_float64, reference_gemm
+    bad = 0
+    for tile in ("128x128", "128x64", "64x64p", "64x64pk2", "128x64n2"):
+        for grid in (None, wgmma.ALL_TILES[tile].cluster_blocks):
+            m, n, k = 200, 264, 400   # K-blocks of 128, 128, 128, 16
+            a8, w8 = _e4m3(rng, (m, k)), _e4m3(rng, (n, k))
+            sa = rng.uniform(0.5, 2, (m, 4)).astype(np.float32)
+            sb = rng.uniform(0.5, 2, (3, 4)).astype(np.float32)
+            bias = rng.uniform(-1, 1, n).astype(np.float32)
+            d = cp.full((m, n), np.nan, cp.float16)
+            spec = wgmma.spec_for("e4m3", m, n, k, act="relu", bias_mode="per_n", tile=tile, out_dtype="f16",
+                                  b_order="F", store="tma", block_scaled=True)
+            wgmma.launch(spec, cp.asarray(a8), cp.asarray(w8).T, d, bias=cp.asarray(bias), grid=grid,
+                         scale_a=cp.asarray(sa), scale_b=cp.asarray(sb))
+            cp.cuda.runtime.deviceSynchronize()
+            ref, _ = reference_gemm(e4m3_to_float64(a8), e4m3_to_float64(w8).T, bias=bias, bias_mode="per_n",
+                                    act="relu", scale_a=sa, scale_b=sb)
+            err = np.abs(d.get().astype(np.float64) - ref).max() / np.abs(ref).max()
+            ok = err < 2e-3 and not np.isnan(d.get()).any()
+            bad += not ok
+            print(f"{tile} f16 tma e4m3 block-scaled {m}x{n}x{k} per_n grid {grid or 'full'}: rel err {err:.2e} "
+                  f"{'ok' if ok else 'FAILED'}", flush=True)
+    return bad
+
+
 def main() -> int:
     rng = np.random.default_rng(0)
     bad = 0
+    if "--block-scales" in sys.argv:
+        return 1 if block_scale_cases(gpu.cupy(), rng) else 0
     cases = [(t, "f32", "direct", "C", "C")
              for t in dict.fromkeys((*wgmma.TILES, "128x128p", "64x256p", "128x256c2", "128x128c2"))]
     cases += [(t, o, "tma", "C", "C") for t in ("128x256", "128x256c2", "128x128p", "128x64", "64x256p", "64x256pc2",
@@ -148,6 +183,7 @@ def main() -> int:
         bad += not ok
         print(f"{tile} f16 tma e4m3 scaled {m}x{n}x{k} per_n grid {grid or 'full'}: rel err {err:.2e} "
               f"{'ok' if ok else 'FAILED'}", flush=True)
+    bad += block_scale_cases(cp, rng)
     for shape in ((1, 1000, 1000), (200, 1000, 360)):   # the schedule's picks with L2 promotion off (misaligned rows)
         m, n, k = shape
         a = rng.uniform(-1, 1, (m, k)).astype(np.float16)

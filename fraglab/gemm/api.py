@@ -87,7 +87,7 @@ def prepare(a, b, *, c=None, bias=None, bias_mode: Optional[str] = None, act: st
                               leaky_slope=leaky_slope, save_z=save_z, out=out, kernel=kernel,
                               input_dtype=input_dtype, out_dtype=out_dtype, z_out=z_out)
     scale_a, scale_b = _scales_as_cupy(cp, scale_a, scale_b)
-    scaled = check_scales(scale_a, scale_b, plan.dtype, plan.m, plan.n)   # e4m3 only: always the wgmma kernel
+    scales = check_scales(scale_a, scale_b, plan.dtype, plan.m, plan.n, plan.k)   # e4m3 only: the wgmma kernel
     m, n = plan.m, plan.n
     capturing = (out is None or (plan.save_z and z_out is None)) and gpu.stream_is_capturing(
         cp.cuda.get_current_stream().ptr)
@@ -116,7 +116,7 @@ def prepare(a, b, *, c=None, bias=None, bias_mode: Optional[str] = None, act: st
         b = cp.ascontiguousarray(b)   # the WMMA and SIMT kernels read a row-major B: they get a row-major copy
     if plan.a_order == "F" and family != "wgmma":
         a = cp.ascontiguousarray(a)   # and a row-major A (wgmma reads a column-major 16-bit A as it is)
-    spec = _spec(family, plan, tile, aligned, scaled)
+    spec = _spec(family, plan, tile, aligned, scales)
     cast = family != "wgmma" and plan.out_dtype != "f32"   # WMMA and SIMT store f32 only
     with gpu.relaxed_capture() if capturing else _NO_STREAM:
         d_kernel = cp.empty((m, n), dtype=cp.float32) if cast else d
@@ -200,11 +200,13 @@ def gemm(a, b, *, c=None, bias=None, bias_mode: Optional[str] = None, act: str =
     stream: a CuPy Stream or ExternalStream, a torch.cuda.Stream, or an int cudaStream_t; None: CuPy's current
     stream (torch's default stream and CuPy's are both the legacy default one unless either was changed). The
     result's memory is allocated on that stream too.
-    scale_a (M,) and scale_b (N,) float32, e4m3 only, given together: the rowwise fp8 recipe, the product times
-    scale_a[m] * scale_b[n] before alpha, C, the bias and the activation (torch._scaled_mm's (M, 1) / (1, N) too).
+    scale_a and scale_b float32, e4m3 only, given together, read by their shapes (gemm/validate.py check_scales):
+    (M,) and (N,): the rowwise fp8 recipe, the product times scale_a[m] * scale_b[n] before alpha, C, the bias and
+    the activation (torch._scaled_mm's (M, 1) / (1, N) too); (M, ceil(K/128)) and (ceil(N/128), ceil(K/128)):
+    DeepGEMM's block scales, each 128-deep K-block's product times scale_a[m, kb] * scale_b[n // 128, kb].
     """
     torch = torch_module()
-    # the torch road: no DLPack, D from torch's allocator (rowwise scales take the CuPy road)
+    # the torch road: no DLPack, D from torch's allocator (scaled fp8 takes the CuPy road)
     if torch is not None and isinstance(a, torch.Tensor) and scale_a is None and scale_b is None:
         result = torch_gemm(torch, a, b, c, bias, bias_mode, act, alpha, beta, leaky_slope, save_z, out, z_out,
                             kernel, input_dtype, tile, stream, out_dtype)
@@ -232,13 +234,14 @@ def requested_kernel(kernel: str, tile: Optional[str]) -> str:
     return kernel
 
 
-def _spec(family: str, plan: GemmPlan, tile: Optional[str], aligned: bool, scaled: bool = False):
-    """The kernel spec for this plan (cached; the spec classes validate themselves when built)."""
-    return _SPECS[(family, plan, tile, aligned, scaled)]   # plans are interned by validate: hashing them is cheap
+def _spec(family: str, plan: GemmPlan, tile: Optional[str], aligned: bool, scales: str = "none"):
+    """The kernel spec for this plan (cached; the spec classes validate themselves when built); `scales`: one of
+    validate.SCALE_MODES."""
+    return _SPECS[(family, plan, tile, aligned, scales)]   # plans are interned by validate: hashing them is cheap
 
 
 def _scales_as_cupy(cp, scale_a, scale_b):
-    """The rowwise scales as CuPy arrays (torch tensors and other GPU arrays viewed, gemm/interop.py)."""
+    """The scales as CuPy arrays (torch tensors and other GPU arrays viewed, gemm/interop.py)."""
     from .interop import to_cupy
 
     return tuple(x if x is None or isinstance(x, cp.ndarray) else to_cupy(cp, x, name)[0]
@@ -246,9 +249,9 @@ def _scales_as_cupy(cp, scale_a, scale_b):
 
 
 def _make_spec(key):
-    family, plan, tile, aligned, scaled = key
+    family, plan, tile, aligned, scales = key
     if family == "wgmma":
-        skinny = gemm_skinny.planned(plan, tile, scaled, _sm_count())   # small M: the skinny GEMM's rule
+        skinny = gemm_skinny.planned(plan, tile, scales != "none", _sm_count())   # small M: the skinny GEMM's rule
         if skinny is not None:
             return skinny
         if tile is not None and tile not in gemm_wgmma.ALL_TILES:
@@ -256,8 +259,8 @@ def _make_spec(key):
                                             f"{', '.join(gemm_wgmma.ALL_TILES)}")
         return gemm_wgmma.spec_for(plan.dtype, plan.m, plan.n, plan.k, act=plan.act, bias_mode=plan.bias_mode,
                                    has_c=plan.has_c, save_z=plan.save_z, sm_count=_sm_count(), tile=tile,
-                                   out_dtype=plan.out_dtype, b_order=plan.b_order, scaled=scaled,
-                                   a_order=plan.a_order)
+                                   out_dtype=plan.out_dtype, b_order=plan.b_order, scaled=scales == "rowwise",
+                                   a_order=plan.a_order, block_scaled=scales == "block")
     if family == "wmma":
         if tile is not None and tile not in gemm_wmma.ALIGNED_TILES:
             raise GemmArgumentError("tile", f"{tile!r} is not valid: choose one of "

@@ -1,7 +1,8 @@
 """The epilogue vocabulary, said once: activation kinds, bias modes, their C++ names and the bias shape rule.
 
     pre = alpha * (A @ B) (+ beta * C) (+ bias);   Z = pre;   D = act(pre)
-    (scaled fp8: A @ B is first scaled by scale_a[m] * scale_b[n], the rowwise recipe)
+    (scaled fp8: A @ B is first scaled by scale_a[m] * scale_b[n], the rowwise recipe; block-scaled fp8: each
+    128-deep K-block's product by scale_a[m, kb] * scale_b[n // 128, kb], DeepGEMM's recipe)
 
 The policy itself is gemm/epilogue.cuh (`fraglab::Epilogue<Act, Bias, HasC, SaveZ>`); the numpy twin is
 gemm/reference.py. A new activation: its C++ in epilogue.cuh, its name here, its formula in reference.py.
@@ -30,11 +31,16 @@ def bias_cpp(mode: str) -> str:
     return "fraglab::BiasMode::" + _BIAS_CPP[check_choice(mode, BIAS_MODES, "bias_mode")]
 
 
-def epilogue_cpp(act: str, bias_mode: str, has_c: bool, save_z: bool, row_col_scale: bool = False) -> str:
+def epilogue_cpp(act: str, bias_mode: str, has_c: bool, save_z: bool, row_col_scale: bool = False,
+                 block_scale: bool = False) -> str:
     """The C++ type of the policy, e.g. 'fraglab::Epilogue<fraglab::ActKind::ReLU, fraglab::BiasMode::PerN, false, false>'
-    (a fifth argument, true, where the accumulator is scaled per row of A and per column of B first)."""
+    (a fifth argument, true, where the accumulator is scaled per row of A and per column of B first; a sixth, true,
+    where the kernel scales each K-block by block scales of A and B)."""
+    if row_col_scale and block_scale:
+        raise ValueError("one scaling recipe at a time: row and column scales, or block scales")
+    scales = ", true" if row_col_scale else ", false, true" if block_scale else ""
     return (f"fraglab::Epilogue<{act_cpp(act)}, {bias_cpp(bias_mode)}, "
-            f"{'true' if has_c else 'false'}, {'true' if save_z else 'false'}{', true' if row_col_scale else ''}>")
+            f"{'true' if has_c else 'false'}, {'true' if save_z else 'false'}{scales}>")
 
 
 def bias_shape(bias_mode: str, m: int, n: int) -> Optional[tuple[int, ...]]:

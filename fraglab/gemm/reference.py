@@ -57,7 +57,9 @@ def reference_gemm(a, b, *, c=None, bias=None, bias_mode: str = "none", act: str
 
     `c` is used when given (beta scales it, as the kernel's HasC path does); bias follows `bias_mode`.
     scale_a (M,) and scale_b (N,), given together: a @ b becomes scale_a[m] * (a @ b)[m, n] * scale_b[n] before
-    alpha, C and the bias (the rowwise-scaled fp8 recipe).
+    alpha, C and the bias (the rowwise-scaled fp8 recipe). scale_a (M, ceil(K/128)) and scale_b (ceil(N/128),
+    ceil(K/128)): block scales (DeepGEMM's recipe), a[m, k] taken times scale_a[m, k // 128] and b[k, n] times
+    scale_b[n // 128, k // 128] before the product.
     """
     a64 = np.asarray(a).astype(np.float64)
     b64 = np.asarray(b).astype(np.float64)
@@ -66,13 +68,22 @@ def reference_gemm(a, b, *, c=None, bias=None, bias_mode: str = "none", act: str
     m, n = a64.shape[0], b64.shape[1]
     if (scale_a is None) != (scale_b is None):
         raise ValueError("scale_a and scale_b come together (a factor per row of A and per column of B)")
+    k_blocks, n_blocks = -(-a64.shape[1] // 128), -(-n // 128)
+    block = scale_a is not None and np.shape(scale_a) == (m, k_blocks) and np.shape(scale_b) == (n_blocks, k_blocks)
     with np.errstate(over="ignore", invalid="ignore"):
-        product = a64 @ b64
-        if scale_a is not None:
+        if block:   # each element of A and B dequantised by its block's scale, then one product
+            ks = np.arange(a64.shape[1]) // 128
+            sa = np.asarray(scale_a).astype(np.float64)[:, ks]                       # (M, K)
+            sb = np.asarray(scale_b).astype(np.float64)[np.arange(n) // 128][:, ks]  # (N, K)
+            product = (a64 * sa) @ (b64 * sb.T)
+        else:
+            product = a64 @ b64
+        if scale_a is not None and not block:
             sa = np.asarray(scale_a).astype(np.float64).reshape(-1)
             sb = np.asarray(scale_b).astype(np.float64).reshape(-1)
             if sa.shape != (m,) or sb.shape != (n,):
-                raise ValueError(f"scale_a has {sa.size} values and scale_b {sb.size}; expected M = {m} and N = {n}")
+                raise ValueError(f"scale_a has {sa.size} values and scale_b {sb.size}; expected M = {m} and N = {n} "
+                                 f"(rowwise) or ({m}, {k_blocks}) and ({n_blocks}, {k_blocks}) (block scales)")
             product = sa[:, None] * product * sb[None, :]
         pre = alpha * product
         if c is not None:

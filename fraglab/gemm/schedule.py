@@ -2,7 +2,7 @@
 fetches, for (M, N, K, input type, B's order, D's type). CPU only; `wgmma.spec_for` asks `choose` and every rule
 below has its test (tests/gemm/test_wgmma_schedule.py).
 
-The rules, first match wins (f16, bias per column + ReLU, D f16, TFLOP/s; H100 80GB HBM3 2026-11-25, raw timings
+The rules, first match wins (block-scaled e4m3 first: rule `block_scales` below) (f16, bias per column + ReLU, D f16, TFLOP/s; H100 80GB HBM3 2026-11-25, raw timings
 in docs/results/h100_2026-11-25b/gemm/, and H200 2026-11-26, docs/results/h200_2026-11-26/gemm/):
 
 0. `split_k`: M <= 128, f16 / bf16, rows at 32-byte pitches, K >= the tile's SPLIT_K_MIN_K, and so few tiles
@@ -13,8 +13,10 @@ in docs/results/h100_2026-11-25b/gemm/, and H200 2026-11-26, docs/results/h200_2
    31.5 / 33.0 / 32.2, K 14336 48.7 / 53.8 / 49.1; M 128 (128x64k2) K 4096 21.0 / 20.4 / 17.7, K 8192 33.2 / 33.9
    / 29.6, K 14336 51.6 / 54.1 / 54.3. H200 (05:20 UTC): M 64 K 4096 16.3 / 19.7 / 14.6, K 14336 36.6 / 53.7 /
    39.2; M 128 K 4096 18.1 / 20.1 / 16.9, K 8192 28.1 / 33.6 / 27.6. So 64x64pk2 from K 4096 (even on the H100,
-   well ahead on the H200), 128x64k2 from K 8192 (at K 4096 the H100 loses 2-3%, the cluster's launch and
-   hand-over costing about a microsecond, where the H200 gains 10%).
+   well ahead on the H200), and 128x64k2 from K 4096 too: at K 4096 that H100 lost 2-3% (the cluster's launch and
+   hand-over cost about a microsecond), but another H100 (2026-11-26 11:3x UTC, B column- / row-major) gains 5-9%
+   (21.1 / 20.5 against 64x64p's 22.1 / 22.5; torch.mm 17.9 / 17.8) and the H200 17% (18.6 / 18.3 against 22.4 /
+   22.3).
 1. `one_row_tile`: M <= 64 takes a ping-pong 64-row tile (no padding rows; each consumer streams its own tile of
    the weight): 64x64p where its tiles fit one wave (f16 / bf16; more SMs streaming the weight: H200 01:1x UTC,
    M = 64, N = K = 4096, us, 64x64p / 64x256p / skinny GEMM: B column-major 19.8 / 28.4 / 26.1, row-major
@@ -49,6 +51,15 @@ in docs/results/h100_2026-11-25b/gemm/, and H200 2026-11-26, docs/results/h200_2
    54.0 / 60.3, B column-major; N = 8192, K = 4096: 256 tiles of 64x64, 33.8 / 25.3), else 128x64 (H100, M = 128,
    N = K = 4096: 128x64 212, 128x128 167; 1000^3 with rows at 128-byte pitches: 128x64 213, 128x128 195).
 
+`block_scales` (e4m3 with DeepGEMM's 1x128 / 128x128 scales): the kernel keeps a second accumulator for each
+   K-block's product, so only tiles of at most 64 accumulators per consumer thread hold it (wgmma.TileConfig
+   .holds_block_scales; BLOCK_SCALE_TILES). Decode M as rule 0 does: split-K where a cluster of two per tile
+   fits (64x64pk2, or 128x64k2 past 64 rows; K >= 4096), else 64x64p for M <= 64; then 128x128, or 128x64 where
+   128x128 tiles would leave SMs idle. H100 2026-11-26 11:59 UTC (benchmarks/wgmma_fp8_block.py, D bf16,
+   TFLOP/s, the rule's tile / 128x64 or 128x128): M 64, N 2112, K 7168 129 / 78; N 4096, K 7168 208 / 143; N
+   24576, K 1536 (64x64p) 238 / 205; M 128, N 4096, K 7168 (128x64k2) 371 / 280, N 2112 (64x64pk2) 248 / 153; N 7168, K 16384 (128x64) 518,
+   best of the others 497; M 4096: 128x128 732-889 (128x64 508-643).
+
 Before these, which kernel (`choose_kernel`, its test in tests/gemm/test_skinny.py):
 `skinny_split_k`: f16 / bf16 with a row-major A go to the skinny GEMM (kernels/gemm/skinny.cu: K split across
 clusters, the weight streamed once) for M <= SKINNY_MAX_M. H100, 2026-11-25, f16, bias + ReLU, D f16, weight
@@ -66,7 +77,7 @@ SECTOR_BYTES = 32
 ONE_ROW_TILE_M = 64
 # (rows, columns, vertically adjacent tiles per cluster) of the tiles the rules count (fraglab.gemm.wgmma.TILES; a
 # test checks they agree)
-TILE_SHAPES = {"128x256": (128, 256, 1), "128x192": (128, 192, 1), "128x128": (128, 128, 1),
+TILE_SHAPES = {"128x256": (128, 256, 1), "128x192": (128, 192, 1), "128x128": (128, 128, 1), "64x64p": (64, 64, 1),
                "128x192c2": (128, 192, 2), "192x192c2": (192, 192, 2), "64x64pk2": (64, 64, 1),
                "128x64k2": (128, 64, 1), "128x128c2": (128, 128, 2)}
 # Rate of a tile relative to the first (TFLOP/s / useful_share), measured at 4096^3 (128x128: 641 / 746) and at
@@ -86,9 +97,10 @@ SIXTEEN_BIT_ONLY = ("128x192", "128x192c2", "192x192c2", "64x128pc2", "64x64p", 
 _BYTES = {"f16": 2, "bf16": 2, "f32": 4, "e4m3": 1}
 L2_PROMOTIONS = ("none", "64B", "128B", "256B")
 DEFAULT_L2_PROMOTION = "256B"
-RULES = ("split_k", "one_row_tile", "sector_misaligned_rows", "waves", "few_tiles")
-SPLIT_K_MIN_K = {"64x64pk2": 4096, "128x64k2": 8192}   # the split-K tile for M <= 64 / above, from this K
+RULES = ("block_scales", "split_k", "one_row_tile", "sector_misaligned_rows", "waves", "few_tiles")
+SPLIT_K_MIN_K = {"64x64pk2": 4096, "128x64k2": 4096}   # the split-K tile for M <= 64 / above, from this K
 SPLIT_K_MAX_M = 128
+BLOCK_SCALE_TILES = ("128x128", "128x64", "64x64p", "64x64pk2", "128x64k2")   # what rule block_scales picks
 SKINNY_RULE = "skinny_split_k"   # choose_kernel's one rule
 SKINNY_MAX_M = 32
 
@@ -141,11 +153,20 @@ def _best_tile(m: int, n: int, sm_count: int, rates: dict[str, float]) -> str:
 
 
 def choose(m: int, n: int, k: int, dtype: str = "f16", b_order: str = "C", out_dtype: str = "f32",
-           sm_count: int = SM_COUNT, a_order: str = "C") -> Schedule:
+           sm_count: int = SM_COUNT, a_order: str = "C", block_scaled: bool = False) -> Schedule:
     """The schedule of one problem (the rules in this module's docstring, in order)."""
     sixteen_bit = dtype in ("f16", "bf16")
     aligned = sector_aligned(m, n, k, dtype, b_order, out_dtype, a_order)
     promotion = DEFAULT_L2_PROMOTION if aligned else "none"
+    if block_scaled:
+        if m <= SPLIT_K_MAX_M and k >= SPLIT_K_MIN_K["64x64pk2"]:
+            for split in ("64x64pk2",) if m <= ONE_ROW_TILE_M else ("64x64pk2", "128x64k2"):
+                bm, bn, _ = TILE_SHAPES[split]
+                if tile_count(m, n, bm, bn) <= sm_count // 2:
+                    return Schedule(split, promotion, "block_scales")
+        if m <= ONE_ROW_TILE_M:
+            return Schedule("64x64p", promotion, "block_scales")
+        return Schedule("128x128" if tile_count(m, n, 128, 128) >= sm_count else "128x64", promotion, "block_scales")
     if sixteen_bit and aligned and m <= SPLIT_K_MAX_M:
         tile = "64x64pk2" if m <= ONE_ROW_TILE_M else "128x64k2"
         bm, bn, _ = TILE_SHAPES[tile]

@@ -311,25 +311,51 @@ def _check_operand(x, argument: str, column_major_too: bool = False):
     return shape, _dtype_name(x), order, ld
 
 
-def check_scales(scale_a, scale_b, dtype: str, m: int, n: int) -> bool:
-    """The rowwise fp8 recipe's factors: scale_a (M,) per row of A and scale_b (N,) per column of B (or (M, 1) and
-    (1, N), as torch._scaled_mm takes them), dense float32, given together, for e4m3 inputs; the kernel multiplies
-    the product by scale_a[m] * scale_b[n] before alpha, C, the bias and the activation. True when given."""
+SCALE_MODES = ("none", "rowwise", "block")   # check_scales' answers
+SCALE_BLOCK = 128                             # block scales: 1 x 128 of A, 128 x 128 of B (DeepGEMM's recipe)
+
+
+def check_scales(scale_a, scale_b, dtype: str, m: int, n: int, k: int) -> str:
+    """e4m3's scale factors, given together as float32 arrays, read by their shapes ('none' when not given):
+    'rowwise': scale_a (M,) per row of A and scale_b (N,) per column of B (or (M, 1) and (1, N), as
+    torch._scaled_mm takes them), dense; the product is multiplied by scale_a[m] * scale_b[n] before alpha, C, the
+    bias and the activation.
+    'block' (DeepGEMM's recipe): scale_a (M, ceil(K / 128)) per row of A and 128-deep block of K, at any strides
+    (row-major, or M-major as DeepGEMM keeps it), and scale_b (ceil(N / 128), ceil(K / 128)) row-major per 128 x 128
+    block of B (N x K); each 128-deep K-block's product is multiplied by scale_a[m, kb] * scale_b[n // 128, kb]."""
     if scale_a is None and scale_b is None:
-        return False
+        return "none"
     if scale_a is None or scale_b is None:
         raise GemmArgumentError("scale_a" if scale_a is None else "scale_b",
-                                "scale_a (M,) and scale_b (N,) come together (a factor per row of A and per column "
-                                "of B)")
+                                "scale_a and scale_b come together (rowwise: (M,) and (N,); block: (M, ceil(K/128)) "
+                                "and (ceil(N/128), ceil(K/128)))")
     if dtype != "e4m3":
-        raise GemmArgumentError("scale_a", f"row and column scales are for e4m3 inputs; {dtype} takes a scale in "
-                                           f"alpha")
-    for x, name, shapes in ((scale_a, "scale_a", ((m,), (m, 1))), (scale_b, "scale_b", ((n,), (1, n)))):
-        shape = tuple(getattr(x, "shape", ()))
-        check_matrix(x, name, shape if shape in shapes else shapes[0])
+        raise GemmArgumentError("scale_a", f"scales are for e4m3 inputs; {dtype} takes a scale in alpha")
+    k_blocks, n_blocks = -(-k // SCALE_BLOCK), -(-n // SCALE_BLOCK)
+    a_shape, b_shape = (tuple(getattr(x, "shape", ())) for x in (scale_a, scale_b))
+    block_a, block_b = a_shape == (m, k_blocks), b_shape == (n_blocks, k_blocks)
+    row_a, row_b = a_shape in ((m,), (m, 1)), b_shape in ((n,), (1, n))
+    # (the two readings never share a pair of shapes: that would need N = 1, below e4m3's 16-byte rows)
+    if not (block_a and block_b) and not (row_a and row_b):
+        # blame the one that fits neither reading the other one allows
+        wrong = "scale_b" if (block_a and not row_a) or (row_a and not block_a) else "scale_a"
+        shape = b_shape if wrong == "scale_b" else a_shape
+        raise GemmArgumentError(wrong, f"has shape {shape}; expected rowwise scales (M,) = ({m},) and (N,) = ({n},), "
+                                       f"or block scales (M, ceil(K/128)) = ({m}, {k_blocks}) and (ceil(N/128), "
+                                       f"ceil(K/128)) = ({n_blocks}, {k_blocks})")
+    if block_a and block_b:
+        check_matrix(scale_b, "scale_b", b_shape)
+        if _dtype_name(scale_a) != "float32":
+            raise GemmArgumentError("scale_a", f"has dtype {_dtype_name(scale_a)}; expected float32")
+        if any(st < 0 or st % 4 or st // 4 >= 2 ** 31 for st in scale_a.strides):
+            raise GemmArgumentError("scale_a", f"has strides of {tuple(scale_a.strides)} bytes; the kernel reads it "
+                                               f"at non-negative whole-element strides below 2^31")
+        return "block"
+    for x, name, shape in ((scale_a, "scale_a", a_shape), (scale_b, "scale_b", b_shape)):
+        check_matrix(x, name, shape)
         if x.data.ptr % 8:   # read as float2 pairs
             raise GemmArgumentError(name, "must start 8-byte aligned (a fresh array is)")
-    return True
+    return "rowwise"
 
 
 def validate_gemm_args(a, b, *, c=None, bias=None, bias_mode: Optional[str] = None, act: str = "none",

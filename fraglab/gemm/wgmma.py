@@ -9,7 +9,6 @@ that the CPU compile test and the GPU runtime share. Tensor maps are encoded by 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from itertools import product
 
 import numpy as np
@@ -19,6 +18,8 @@ from ..memo import BoundedMemo
 from ..runtime.build import SM90A, Sm90aBuild
 from . import schedule
 from .epilogue import ACT_KINDS, BIAS_MODES, epilogue_cpp
+from .wgmma_accumulators import (ACC_N, STMATRIX_ORIGINS, AccumulatorIndexing, accumulator_header,  # noqa: F401
+                                 accumulator_indexing, accumulator_map, stmatrix_plan)
 
 ENTRY = "gemm/wgmma.cu"
 ARCH = SM90A
@@ -35,7 +36,6 @@ A_ORDERS = ("C", "F")             # A (M x K) row-major (K-major), or column-maj
 LOADS = ("tma", "copy")
 _CPP_TYPE = {"f16": "__half", "bf16": "__nv_bfloat16", "f32": "float", "e4m3": "__nv_fp8_e4m3"}
 BK = 64                           # fraglab::wgmma_gemm::kBK: a K-block of 16-bit elements (128 bytes; 8-bit: 128)
-ACC_N = (64, 128, 192, 256)       # wgmma N the kernel instantiates (one m64nNk16 per consumer per k16 step)
 SMEM_LIMIT = 227 * 1024           # sm_90's dynamic shared memory per block
 
 
@@ -83,6 +83,14 @@ class TileConfig:
         barriers = 2 * self.stages + 2 + 2 * self.consumers * (2 if self.cluster_k > 1 else 1)
         return (self.stages * (self.bm * BK * 2 + BK * self.bn * 2) + bias_bytes + self.reduce_bytes + barriers * 8
                 + 1024)
+
+    @property
+    def holds_block_scales(self) -> bool:
+        """Block-scaled fp8 fits: one 128-column block of B per tile, and a second accumulator (a K-block's
+        product) beside the first within a consumer's accumulator budget (wgmma.cu's static_asserts: 128
+        registers of two consumers' 232, 96 of three's 152)."""
+        return self.bn in (64, 128) and 2 * (self.warpgroup_rows // 64) * self.bn // 2 <= (
+            128 if self.consumers == 2 else 96)
 
     @property
     def warpgroup_rows(self) -> int:
@@ -174,6 +182,7 @@ class WgmmaKernelSpec:
     b_order: str = "C"        # B (K x N) in memory: "C" row-major (MN-major), "F" column-major (K-major: N x K rows)
     l2_promotion: str = schedule.DEFAULT_L2_PROMOTION   # of the A, B and D tensor maps (not the kernel's name)
     scaled: bool = False      # e4m3: the accumulator times scale_a[m] * scale_b[n] first (the rowwise fp8 recipe)
+    block_scaled: bool = False   # e4m3: K-block kb's product times scale_a[m, kb] * scale_b[n // 128, kb] (DeepGEMM)
     a_order: str = "C"        # A (M x K): "C" row-major, "F" column-major (16-bit; a launch parameter, not a name)
     a_load: str = "tma"       # how A and B reach shared memory (LOADS; launch parameters, not names)
     b_load: str = "tma"
@@ -191,9 +200,15 @@ class WgmmaKernelSpec:
             raise ValueError(f"{self.dtype} operands are K-major only: B must be column-major (b_order 'F')")
         if self.dtype in FP8_DTYPES and self.a_order != "C":
             raise ValueError(f"{self.dtype} operands are K-major only: A must be row-major (a_order 'C')")
-        if self.scaled and self.dtype not in FP8_DTYPES:
-            raise ValueError(f"row and column scales (scaled) are for {', '.join(FP8_DTYPES)} inputs; "
+        if (self.scaled or self.block_scaled) and self.dtype not in FP8_DTYPES:
+            raise ValueError(f"scales (scaled, block_scaled) are for {', '.join(FP8_DTYPES)} inputs; "
                              f"{self.dtype} takes its scale in alpha")
+        if self.scaled and self.block_scaled:
+            raise ValueError("one scaling recipe at a time: row and column scales (scaled) or block scales")
+        if self.block_scaled and not self.tile_config.holds_block_scales:
+            fits = ", ".join(t for t, c in TILES.items() if c.holds_block_scales and t not in SIXTEEN_BIT_TILES)
+            raise ValueError(f"tile {self.tile!r} has no room for block scales' second accumulator; tiles that do: "
+                             f"{fits}")
         if "copy" in (self.a_load, self.b_load) and self.tile_config.cluster_blocks > 1:
             raise ValueError(f"tile {self.tile!r} runs in clusters: the copy loader (a_load / b_load 'copy') needs "
                              f"a one-block tile")
@@ -218,140 +233,13 @@ class WgmmaKernelSpec:
         """The C++ name expression of this instantiation."""
         kernel = "gemm_wgmma_cluster_kernel" if self.tile_config.cluster_blocks > 1 else "gemm_wgmma_kernel"
         return (f"fraglab::wgmma_gemm::{kernel}<{self.tile_config.cpp(self.store == 'tma')}, "
-                f"{epilogue_cpp(self.act, self.bias_mode, self.has_c, self.save_z, self.scaled)}, "
+                f"{epilogue_cpp(self.act, self.bias_mode, self.has_c, self.save_z, self.scaled, self.block_scaled)}, "
                 f"{_CPP_TYPE[self.dtype]}, "
                 f"{_CPP_TYPE[self.out_dtype]}, "
                 f"{'true' if self.b_swap_offsets else 'false'}, {'true' if self.b_order == 'F' else 'false'}>")
 
     def build(self) -> "WgmmaBuild":
         return WgmmaBuild(ENTRY, (self.name(),))
-
-
-# ---------------------------------------------------------------------------------------------
-# The accumulator indexing, generated from the layout model
-
-def accumulator_map(n: int) -> np.ndarray:
-    """fraglab's wgmma accumulator layout: (128, n // 2, 2) of (row, col)."""
-    try:
-        from ..apis.wgmma import accumulator_map as model_map
-    except ImportError:
-        from ..apis.wgmma_model import accumulator_map as model_map
-    return np.asarray(model_map(n))
-
-
-@dataclass(frozen=True)
-class AccumulatorIndexing:
-    """(row, col) of slot i of thread t == (sum_b bit_b(t) * row_bit[b] + row_off[i], same for col):
-    a per-thread base that is additive over the 7 bits of t, plus a per-slot compile-time offset."""
-    n: int
-    row_bit: tuple[int, ...]
-    col_bit: tuple[int, ...]
-    row_off: tuple[int, ...]
-    col_off: tuple[int, ...]
-    pairs_adjacent: bool      # slots 2j, 2j+1: one row, columns c and c+1 with c even (a float2 store)
-
-    def coordinates(self) -> np.ndarray:
-        """Re-expand to (128, n // 2, 2), what the kernel computes."""
-        t = np.arange(128)[:, None]
-        bits = (t >> np.arange(7)[None, :]) & 1
-        base_row = bits @ np.array(self.row_bit)
-        base_col = bits @ np.array(self.col_bit)
-        row = base_row[:, None] + np.array(self.row_off)[None, :]
-        col = base_col[:, None] + np.array(self.col_off)[None, :]
-        return np.stack([row, col], axis=-1)
-
-
-def accumulator_indexing(n: int, layout: np.ndarray | None = None) -> AccumulatorIndexing:
-    """Decompose a (128, n // 2, 2) accumulator layout (default: fraglab's model) into the kernel's base and
-    offset tables; raises ValueError if the decomposition is not exact."""
-    lay = accumulator_map(n) if layout is None else np.asarray(layout)
-    if lay.shape != (128, n // 2, 2):
-        raise ValueError(f"accumulator layout for n={n} has shape {lay.shape}, expected {(128, n // 2, 2)}")
-    offsets = lay[0] - lay[0, 0]                        # per slot, relative to slot 0
-    base = lay[:, 0] - lay[0, 0]                        # per thread, slot 0
-    bit_values = np.array([base[1 << b] for b in range(7)])
-    bits = (np.arange(128)[:, None] >> np.arange(7)[None, :]) & 1
-    origin = lay[0, 0]
-    ix = AccumulatorIndexing(
-        n, tuple(int(v) for v in bit_values[:, 0]), tuple(int(v) for v in bit_values[:, 1]),
-        tuple(int(v) for v in offsets[:, 0] + origin[0]), tuple(int(v) for v in offsets[:, 1] + origin[1]), False)
-    if not np.array_equal(bits @ bit_values, base) or not np.array_equal(ix.coordinates(), lay):
-        raise ValueError(f"the n={n} accumulator layout is not a per-thread base plus a per-slot offset")
-    even, odd = lay[:, 0::2], lay[:, 1::2]
-    pairs = bool(np.array_equal(even[..., 0], odd[..., 0]) and np.array_equal(even[..., 1] + 1, odd[..., 1])
-                 and np.all(even[..., 1] % 2 == 0))
-    return AccumulatorIndexing(ix.n, ix.row_bit, ix.col_bit, ix.row_off, ix.col_off, pairs)
-
-
-# stmatrix .x4 of one warp's 16 x 16 block: matrix j (0..3) has its origin at these (row, col) in the block;
-# lane l gives the address of row l % 8 of matrix l // 8 (PTX ISA, stmatrix).
-STMATRIX_ORIGINS = ((0, 0), (8, 0), (0, 8), (8, 8))
-
-
-def stmatrix_plan(n: int, layout: np.ndarray | None = None) -> np.ndarray | None:
-    """Which accumulator slot feeds each register half of the stmatrix .x4 that stores 16-column group g of a
-    warp's 16 rows: (n // 16, 8) slot indices [g, 2j + h], found by matching fraglab's wgmma accumulator layout
-    against fraglab's stmatrix model; None when no uniform slot exists (then D cannot leave through stmatrix)."""
-    from ..apis.ldmatrix import MatrixMove, model_map
-
-    acc = accumulator_map(n) if layout is None else np.asarray(layout)
-    frag = model_map(MatrixMove("stmatrix", 4, False))          # (32, 8, 2): lane, 2j + h -> (8j + row, col)
-    where = {}                                                  # (thread, row, col) -> slot
-    for t in range(128):
-        for i, (r, c) in enumerate(acc[t]):
-            where[(t, int(r), int(c))] = i
-    plan = np.zeros((n // 16, 8), dtype=np.int64)
-    for g in range(n // 16):
-        for s in range(8):
-            j = s // 2
-            found = set()
-            for t in range(128):
-                w, lane = divmod(t, 32)
-                r, c = frag[lane, s]
-                row = 16 * w + STMATRIX_ORIGINS[j][0] + int(r) - 8 * j
-                col = 16 * g + STMATRIX_ORIGINS[j][1] + int(c)
-                found.add(where.get((t, row, col), -1))
-            if len(found) != 1 or -1 in found:
-                return None
-            plan[g, s] = found.pop()
-    return plan
-
-
-def _cpp_array(name: str, values) -> str:
-    return f"constexpr int {name}[{len(values)}] = {{{', '.join(str(v) for v in values)}}};"
-
-
-@lru_cache(maxsize=1)
-def accumulator_header() -> str:
-    """C++ prepended to wgmma.cu: namespace fraglab::wgmma_acc with the generated tables."""
-    tables = {n: accumulator_indexing(n) for n in ACC_N}
-    first = tables[ACC_N[0]]
-    if any(t.row_bit != first.row_bit or t.col_bit != first.col_bit for t in tables.values()):
-        raise ValueError("the per-thread accumulator base differs between N; the kernel assumes one")
-    lines = ["// generated by fraglab/gemm/wgmma.py from fraglab's wgmma accumulator layout; do not edit",
-             "#define FRAGLAB_WGMMA_ACC_GENERATED 1", "namespace fraglab {", "namespace wgmma_acc {",
-             "// (T128, V(N/2)) -> (M64, N): row = sum_b bit_b(t) * kRowBit[b] + Slots<N>::kRowOff[i] (col alike)",
-             _cpp_array("kRowBit", first.row_bit), _cpp_array("kColBit", first.col_bit),
-             f"constexpr bool kPairsAdjacent = {str(all(t.pairs_adjacent for t in tables.values())).lower()};",
-             "// every thread's base column is below 8 (so slot pairs whose offset is a multiple of 8 stay in its block)",
-             f"constexpr bool kBaseColBelow8 = {str(sum(v for v in first.col_bit if v > 0) < 8).lower()};",
-             "template <int N> struct Slots;"]
-    lines += ["// stmatrix .x4 per warp 16 x 16 block: matrix j's origin, and Slots<N>::kStmatrixSlot[8 * g + 2j + h]:",
-              "// the accumulator slot in register half h of matrix j for 16-column group g (kStmatrix: such slots exist)",
-              "struct StmatrixOrigin {",
-              "  static " + _cpp_array("kRow", [o[0] for o in STMATRIX_ORIGINS]),
-              "  static " + _cpp_array("kCol", [o[1] for o in STMATRIX_ORIGINS]), "};"]
-    for n, t in tables.items():
-        plan = stmatrix_plan(n)
-        lines += [f"template <> struct Slots<{n}> {{", "  static " + _cpp_array("kRowOff", t.row_off),
-                  "  static " + _cpp_array("kColOff", t.col_off),
-                  f"  static constexpr bool kStmatrix = {'true' if plan is not None else 'false'};",
-                  f"  static constexpr bool kPairColsOn8 = {str(all(c % 8 == 0 for c in t.col_off[0::2])).lower()};",
-                  "  static " + _cpp_array("kStmatrixSlot", (plan if plan is not None else np.zeros((n // 16, 8),
-                                                                                                    int)).ravel()),
-                  "};"]
-    lines += ["}  // namespace wgmma_acc", "}  // namespace fraglab", ""]
-    return "\n".join(lines)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -401,24 +289,26 @@ DEFAULT_STORE = "tma"
 def spec_for(dtype: str, m: int, n: int, k: int, *, act: str = "none", bias_mode: str = "none",
              has_c: bool = False, save_z: bool = False, sm_count: int = 132, tile: str | None = None,
              out_dtype: str = "f32", store: str | None = None, b_order: str = "C",
-             scaled: bool = False, a_order: str = "C") -> WgmmaKernelSpec:
+             scaled: bool = False, a_order: str = "C", block_scaled: bool = False) -> WgmmaKernelSpec:
     """The instantiation and tensor-map settings for one problem: fraglab/gemm/schedule.py's choice (a `tile` given
     keeps its own, with the schedule's L2 promotion). A and B load by TMA: the copy loader (a_load / b_load
     'copy') is asked for by name (fraglab/gemm/schedule.py says why no rule picks it)."""
-    plan = schedule.choose(m, n, k, dtype, b_order, out_dtype, sm_count, a_order=a_order)
+    plan = schedule.choose(m, n, k, dtype, b_order, out_dtype, sm_count, a_order=a_order, block_scaled=block_scaled)
     return WgmmaKernelSpec(dtype, act, bias_mode, has_c, save_z, tile or plan.tile, B_SWAP_OFFSETS,
-                           out_dtype, store or DEFAULT_STORE, b_order, plan.l2_promotion, scaled, a_order)
+                           out_dtype, store or DEFAULT_STORE, b_order, plan.l2_promotion, scaled, block_scaled,
+                           a_order)
 
 
 def all_specs() -> list[WgmmaKernelSpec]:
     """Every instantiation `spec_for` can return."""
     return [WgmmaKernelSpec(dtype, act, bias_mode, has_c, save_z, tile, B_SWAP_OFFSETS, out, DEFAULT_STORE, order,
-                            scaled=scaled)
-            for dtype, act, bias_mode, has_c, save_z, tile, out, order, scaled
+                            scaled=scales == "rowwise", block_scaled=scales == "block")
+            for dtype, act, bias_mode, has_c, save_z, tile, out, order, scales
             in product(INPUT_DTYPES, ACT_KINDS, BIAS_MODES, (False, True), (False, True), TILES, OUT_DTYPES, B_ORDERS,
-                       (False, True))
-            if (order == "F" or dtype not in FP8_DTYPES) and (not scaled or dtype in FP8_DTYPES)
-            and (tile not in SIXTEEN_BIT_TILES or dtype in DTYPES)]
+                       ("none", "rowwise", "block"))
+            if (order == "F" or dtype not in FP8_DTYPES) and (scales == "none" or dtype in FP8_DTYPES)
+            and (tile not in SIXTEEN_BIT_TILES or dtype in DTYPES or scales == "block")
+            and (scales != "block" or tile in schedule.BLOCK_SCALE_TILES)]
 
 
 def all_builds() -> list[WgmmaBuild]:
@@ -511,18 +401,26 @@ def bind(spec: WgmmaKernelSpec, a, b, d, *, c=None, bias=None, z=None, alpha: fl
     lda, ldb, ldd: row pitches in elements of A, B (their rows in memory) and D where they are not dense (0);
     16-byte multiples (TMA row pitch; the rules are gemm/validate.py matrix_layout). ldc, ldbias, ldz: the row
     pitches of C, a full bias and Z (0: dense; the epilogue reads and writes them per element).
-    scale_a (M) and scale_b (N), f32: the row and column factors of a spec.scaled (rowwise fp8) kernel.
+    scale_a (M) and scale_b (N), f32: the row and column factors of a spec.scaled (rowwise fp8) kernel; for a
+    spec.block_scaled one scale_a (M, ceil(K / 128)) at any element strides (row-major, or DeepGEMM's M-major) and
+    scale_b (ceil(N / 128), ceil(K / 128)) row-major.
     shared=False: a launch of the caller's own, outside the shared cache, whose addresses may be rewritten
     (PARAM_INDEX; gemm/torch_road.py)."""
-    if spec.scaled != (scale_a is not None and scale_b is not None):
-        raise ValueError("a scaled kernel takes scale_a and scale_b, and only a scaled one")
+    if (spec.scaled or spec.block_scaled) != (scale_a is not None and scale_b is not None):
+        raise ValueError("a scaled or block-scaled kernel takes scale_a and scale_b, and only such a kernel")
+    sa_strides = _element_strides(scale_a) if spec.block_scaled else (0, 0)
     m, k = a.shape   # a column-major A keeps its (M, K) shape; its rows in memory are K x M
     n = b.shape[1]
     blocks = grid or launch_blocks(m, n, spec.tile_config, sm_count)
     key = (spec, m, n, k, pointer(a), pointer(b), pointer(d), pointer(c), pointer(bias), pointer(z),
            float(alpha), float(beta), float(leaky_slope), blocks, lda, ldb, ldd, pointer(scale_a),
-           pointer(scale_b), ldc, ldbias, ldz)
+           pointer(scale_b), ldc, ldbias, ldz, *sa_strides)
     return _LAUNCHES[key] if shared else _packed_launch(key)
+
+
+def _element_strides(x) -> tuple[int, ...]:
+    """A float32 array's strides in elements: a CuPy array's (bytes) or a torch tensor's."""
+    return tuple(int(st) // 4 for st in x.strides) if hasattr(x, "strides") else tuple(x.stride())
 
 
 def launch(spec: WgmmaKernelSpec, a, b, d, *, c=None, bias=None, z=None, alpha: float = 1.0, beta: float = 0.0,
@@ -537,7 +435,7 @@ def _packed_launch(key):
     from ..runtime import gpu
 
     spec, m, n, k, pa, pb, pd, pc, pbias, pz, alpha, beta, leaky_slope, blocks, lda, ldb, ldd, psa, psb, *pitches = key
-    ldc, ldbias, ldz = pitches
+    ldc, ldbias, ldz, sa_row_stride, sa_k_stride = pitches
     tile = spec.tile_config
     block_k = 128 // _BYTES[spec.dtype]   # a K-block is 128 bytes of K
     promo = spec.l2_promotion
@@ -572,7 +470,9 @@ def _packed_launch(key):
               np.uint64(psb), np.int32(spec.a_order == "F"), np.int32(ldc or n), np.int32(ldbias or n),
               np.int32(ldd or n), np.int32(ldz or n),
               # the copy loader's operands: addresses, row pitches in bytes, which of them it fills
-              np.uint64(pa), np.uint64(pb), np.int32(pitch_a), np.int32(pitch_b), np.uint32(copied))
+              np.uint64(pa), np.uint64(pb), np.int32(pitch_a), np.int32(pitch_b), np.uint32(copied),
+              # block scales: scale_a's element strides (row, K-block)
+              np.int32(sa_row_stride), np.int32(sa_k_stride))
     return gpu.PackedLaunch(_kernel(spec), blocks, tile.threads, params, shared_mem=spec.smem_bytes)
 
 

@@ -1,6 +1,8 @@
 // Fused GEMM epilogue as a compile-time policy: the accumulator goes from registers to the final store.
 //   pre = alpha * acc (+ beta * C[m, n]) (+ bias);   Z[m, n] = pre (if SaveZ);   D[m, n] = act(pre)
 // RowColScale (the rowwise fp8 recipe, wgmma kernel only): acc is first multiplied by scale_a[m] * scale_b[n].
+// BlockScale (fp8 with 1x128 scales of A and 128x128 scales of B, wgmma kernel only): the kernel scales each
+// 128-deep K-block's product in its mainloop, so acc arrives here already scaled.
 // Every choice (activation, bias mode, C, Z) is a template argument resolved with `if constexpr`, so a
 // kernel instantiated with Epilogue<ReLU, PerN, false, false> holds only a bias add and a max.
 // The numpy twin is fraglab/gemm/reference.py (exact formulas; this file approximates within the bounds that
@@ -19,7 +21,7 @@ struct EpilogueParams {          // every pointer f32, row-major, indices (m, n)
   float* D;          int ldd;
   float* Z;          int ldz;    // written when SaveZ (the pre-activation)
   const float* scale_a = nullptr;  // RowColScale: a factor per row of A (M) and per column of B (N)
-  const float* scale_b = nullptr;
+  const float* scale_b = nullptr;  // (BlockScale: per (row, K-block) of A and (128-column block, K-block) of B)
 };
 
 __device__ __forceinline__ long long flat_index(int m, int n, int ld) {
@@ -101,12 +103,14 @@ __device__ __forceinline__ float activate(float x, float leaky_slope) {
   }
 }
 
-template <ActKind Act, BiasMode Bias, bool HasC, bool SaveZ, bool RowColScale = false>
+template <ActKind Act, BiasMode Bias, bool HasC, bool SaveZ, bool RowColScale = false, bool BlockScale = false>
 struct Epilogue {
+  static_assert(!(RowColScale && BlockScale), "one scaling recipe at a time");
   // pre = alpha*acc (+ beta*C[m,n]) (+ bias);  Z = pre (if SaveZ);  D = act(pre)
   // (RowColScale: the kernel hands combine() acc * scale_a[m] * scale_b[n])
   static constexpr ActKind kAct = Act;
   static constexpr bool kRowColScale = RowColScale;
+  static constexpr bool kBlockScale = BlockScale;
   static constexpr BiasMode kBias = Bias;
   static constexpr bool kReadsC = HasC;
   static constexpr bool kReadsBias = Bias != BiasMode::None;

@@ -770,7 +770,7 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
                                                 int a_mn_major, int ldc, int ldbias, int ldd, int ldz,
                                                 const unsigned char* __restrict__ a_raw,
                                                 const unsigned char* __restrict__ b_raw, int a_pitch, int b_pitch,
-                                                unsigned copied_operands) {
+                                                unsigned copied_operands, int sa_row_stride, int sa_k_stride) {
   constexpr int ClusterM = Tile::ClusterM;
   constexpr int ClusterN = Tile::ClusterN;
   constexpr int ClusterK = Tile::ClusterK;
@@ -783,6 +783,11 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
   constexpr int kSteps = kSwizzleBytes / 32;
   static_assert(sizeof(T) == 2 || BKMajor, "8-bit operands are K-major only: B comes column-major");
   static_assert(wgmma_acc::kPairsAdjacent, "the epilogue stores slot pairs (2j, 2j+1) as one float2");
+  static_assert(!Epi::kBlockScale || (sizeof(T) == 1 && (BN == 64 || BN == 128) &&
+                                      2 * kMmaM * BN / 2 <= (Tile::kConsumers == 2 ? 128 : 96) &&
+                                      rows_are_base_or_base_plus_8<BN>()),
+                "block scales: 8-bit inputs, one 128-column block of B per tile, and room for a second "
+                "accumulator (a K-block's product) beside the first");
   extern __shared__ unsigned char smem_raw[];
   // 128B-swizzle atoms need 1024-byte aligned tiles; dynamic shared memory only promises 16.
   const unsigned raw = smem_u32(smem_raw);
@@ -1010,9 +1015,10 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
         ++turns;
       }
       int it = local * kb_count;  // ring position of this tile's first K-block (the producer's order)
-      if constexpr (ClusterK > 1) {
-        // split-K: a block left no K-blocks (K of one block) adds zeros (zeroed here, before any wgmma, so that
-        // no branch touches the accumulators while wgmmas may be in flight: ptxas would serialise them)
+      if constexpr (ClusterK > 1 || Epi::kBlockScale) {
+        // split-K: a block left no K-blocks (K of one block) adds zeros; block scales add each K-block's scaled
+        // product (zeroed here, before any wgmma, so that no branch touches the accumulators while wgmmas may be
+        // in flight: ptxas would serialise them)
 #pragma unroll
         for (int mm = 0; mm < kMmaM; ++mm) {
 #pragma unroll
@@ -1024,6 +1030,56 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
       // the loop as it was (same D bit for bit, 756 TFLOP/s at 4096^3 either way).
       auto k_loop = [&](auto a_order) {
         constexpr bool kAMN = decltype(a_order)::value;
+        if constexpr (Epi::kBlockScale) {
+          // Block scales (DeepGEMM's recipe): K-block kb (128 deep) multiplies into `part`, and once that is
+          // complete acc += part * scale_a[m][kb] * scale_b[n / 128][kb] on the CUDA cores (the scales never meet
+          // the tensor cores). The factors are loaded before the K-block's wait, so their latency hides behind it.
+          using Slots = wgmma_acc::Slots<BN>;
+          float part[kMmaM][BN / 2];
+          const int row_base = tm * BM + a_row_offset + base_row;
+          const bool has_cols = tn * BN < N;    // a block past N (clusters along N) reads no scale of B
+          const long long b_scales = static_cast<long long>(tn * BN / 128) * k_blocks;
+          for (int kb = 0; kb < kb_count; ++kb, ++it) {
+            const int s = it % Stages;
+            const int kg = kb_first + kb;
+            float fa[kMmaM][2];
+#pragma unroll
+            for (int mm = 0; mm < kMmaM; ++mm) {
+#pragma unroll
+              for (int h = 0; h < 2; ++h) {
+                const int m = row_base + mm * 64 + 8 * h;
+                fa[mm][h] = m < M ? __ldg(scale_a + static_cast<long long>(m) * sa_row_stride +
+                                          static_cast<long long>(kg) * sa_k_stride)
+                                  : 0.f;
+              }
+            }
+            const float fb = has_cols ? __ldg(scale_b + b_scales + kg) : 0.f;
+            mbar_wait(&full[s], (it / Stages) & 1);
+            const unsigned a_base = smem_u32(smem + s * Tile::kStageBytes) + a_row_offset * kSwizzleBytes;
+            const unsigned b_base = smem_u32(smem + s * Tile::kStageBytes + Tile::kABytes);
+            wgmma_fence();
+#pragma unroll
+            for (int kk = 0; kk < kSteps; ++kk) {
+              const unsigned long long desc_b = smem_desc(b_base + kk * 32, 16, 1024);   // K-major B
+#pragma unroll
+              for (int mm = 0; mm < kMmaM; ++mm) {
+                const unsigned long long desc_a = smem_desc(a_base + mm * 64 * kSwizzleBytes + kk * 32, 16, 1024);
+                wgmma_tile_step<BN, T, BKMajor, false>(part[mm], desc_a, desc_b, kk > 0 ? 1 : 0);
+              }
+            }
+            wgmma_commit();
+            wgmma_wait<0>();   // part is complete (and the stage read): promote it, free the stage
+            release(s);
+#pragma unroll
+            for (int mm = 0; mm < kMmaM; ++mm) {
+#pragma unroll
+              for (int i = 0; i < BN / 2; ++i) {
+                acc[mm][i] = fmaf(part[mm][i], fa[mm][Slots::kRowOff[i] / 8] * fb, acc[mm][i]);
+              }
+            }
+          }
+          return;
+        }
         for (int kb = 0; kb < kb_count; ++kb, ++it) {
           const int s = it % Stages;
           mbar_wait(&full[s], (it / Stages) & 1);
@@ -1063,7 +1119,7 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
       }
       wgmma_wait<0>();
       if (local == 0 && threadIdx.x == 128) FRAGLAB_TRACE(4);
-      if (kb_count > 0) release((it - 1) % Stages);
+      if (!Epi::kBlockScale && kb_count > 0) release((it - 1) % Stages);   // (block scales released each stage)
       if constexpr (ClusterK > 1) {
         // Block 1 hands its partial sums to block 0 (consumer c to consumer c: both walk the same units) and
         // moves on; block 0 adds them and goes on to the epilogue. `reduce_round`: this consumer's tiles so far.
@@ -1147,12 +1203,13 @@ __global__ void __launch_bounds__(Tile::kThreads, 1)
                       const float* __restrict__ scale_a, const float* __restrict__ scale_b, int a_mn_major,
                       int ldc, int ldbias, int ldd, int ldz, const unsigned char* __restrict__ a_raw,
                       const unsigned char* __restrict__ b_raw, int a_pitch, int b_pitch,
-                      unsigned copied_operands) {
+                      unsigned copied_operands, int sa_row_stride, int sa_k_stride) {
   static_assert(Tile::kClusterBlocks == 1, "clustered tiles launch gemm_wgmma_cluster_kernel");
   gemm_wgmma_body<Tile, Epi, T, OutT, BSwapOffsets, BKMajor>(tma_a, tma_b, tma_d, tma_bias, M, N, K, alpha, beta,
                                                              leaky_slope, C, bias, D, Z, scale_a, scale_b,
                                                              a_mn_major, ldc, ldbias, ldd, ldz, a_raw, b_raw,
-                                                             a_pitch, b_pitch, copied_operands);
+                                                             a_pitch, b_pitch, copied_operands, sa_row_stride,
+                                                             sa_k_stride);
 }
 
 template <class Tile, class Epi, class T, class OutT, bool BSwapOffsets = false, bool BKMajor = false>
@@ -1164,12 +1221,14 @@ __global__ void __launch_bounds__(Tile::kThreads, 1) __cluster_dims__(Tile::kClu
                               const float* __restrict__ scale_a, const float* __restrict__ scale_b,
                               int a_mn_major, int ldc, int ldbias, int ldd, int ldz,
                               const unsigned char* __restrict__ a_raw, const unsigned char* __restrict__ b_raw,
-                              int a_pitch, int b_pitch, unsigned copied_operands) {
+                              int a_pitch, int b_pitch, unsigned copied_operands, int sa_row_stride,
+                              int sa_k_stride) {
   static_assert(Tile::kClusterBlocks > 1, "one-block tiles launch gemm_wgmma_kernel");
   gemm_wgmma_body<Tile, Epi, T, OutT, BSwapOffsets, BKMajor>(tma_a, tma_b, tma_d, tma_bias, M, N, K, alpha, beta,
                                                              leaky_slope, C, bias, D, Z, scale_a, scale_b,
                                                              a_mn_major, ldc, ldbias, ldd, ldz, a_raw, b_raw,
-                                                             a_pitch, b_pitch, copied_operands);
+                                                             a_pitch, b_pitch, copied_operands, sa_row_stride,
+                                                             sa_k_stride);
 }
 
 }  // namespace wgmma_gemm

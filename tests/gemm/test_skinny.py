@@ -284,9 +284,9 @@ def test_fraglab_gemm_plans_and_binds_the_skinny_kernel_for_small_m(monkeypatch)
 
     monkeypatch.setattr(api, "_SM_COUNT", 132)
     plan = GemmPlan("wgmma", "bf16", 8, 11008, 4096, "silu", "per_n", False, True, "bf16", "C")   # 2 shares
-    spec = api._make_spec(("wgmma", plan, None, True, False))
+    spec = api._make_spec(("wgmma", plan, None, True, "none"))
     assert isinstance(spec, skinny.SkinnyKernelSpec) and (spec.act, spec.save_z, spec.b_order) == ("silu", True, "C")
-    assert not isinstance(api._make_spec(("wgmma", plan, "128x64", True, False)), skinny.SkinnyKernelSpec)
+    assert not isinstance(api._make_spec(("wgmma", plan, "128x64", True, "none")), skinny.SkinnyKernelSpec)
     calls = []
     monkeypatch.setattr(skinny, "bind_plan", lambda *args: calls.append(args) or "bound")
     assert api._launcher("wgmma", spec, plan, "a", "b", "d", None, "bias", "z", 1.0, 0.0, 0.01) == "bound"

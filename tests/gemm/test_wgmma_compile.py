@@ -136,7 +136,8 @@ def test_choose_tile_by_waves():
     assert wgmma.choose_tile(8192, 8192, 132) == "128x256"     # 2048 tiles: 15 waves
     assert wgmma.choose_tile(2048, 2048, 132) == "128x256"     # 128 tiles: 0.97 of a wave
     assert wgmma.choose_tile(1024, 1024, 132) == "128x64"      # 128 tiles of 128x64 fit one wave (schedule)
-    assert wgmma.choose_tile(128, 4096, 132) == "64x64p"       # 32 tiles of 128x128: a quarter wave
+    assert wgmma.choose_tile(128, 4096, 132, k=2048) == "64x64p"   # 32 tiles of 128x128: a quarter wave
+    assert wgmma.choose_tile(128, 4096, 132) == "128x64k2"     # K 4096: two blocks on each 128x64 tile
 
 
 def test_tensor_core_kernel_rules():
@@ -224,6 +225,10 @@ def test_representatives_assemble_to_sm90a_cubins():
     specs += [wgmma.WgmmaKernelSpec("bf16", "relu", "per_n", tile=tile) for tile in wgmma.EXPERIMENTAL_TILES]
     specs += [wgmma.WgmmaKernelSpec(dt, "gelu", "full", True, True, tile, out_dtype=out, store="tma")
               for dt, out in (("f16", "f16"), ("bf16", "bf16"), ("f16", "f32")) for tile in wgmma.ALL_TILES]
+    # block-scaled fp8 (a second accumulator beside the first, promoted after every K-block's wgmmas)
+    specs += [wgmma.WgmmaKernelSpec("e4m3", act, "per_n", tile=tile, out_dtype="bf16", store="tma", b_order="F",
+                                    block_scaled=True)
+              for tile, cfg in wgmma.ALL_TILES.items() if cfg.holds_block_scales for act in ("relu",)]
     ok, log, cubin = nvrtc_offline.compile_build(wgmma.build_of(tuple(s.name() for s in specs)), "sm_90a",
                                                  cubin=True)
     assert ok, log
@@ -274,7 +279,8 @@ def test_scaled_kernels_are_e4m3_only_and_named_by_their_policy():
     specs = wgmma.all_specs()
     scaled = [s for s in specs if s.scaled]
     assert scaled and all(s.dtype == "e4m3" for s in scaled)
-    assert len(scaled) == len([s for s in specs if s.dtype == "e4m3" and not s.scaled])   # every e4m3 kernel, scaled
+    plain = [s for s in specs if s.dtype == "e4m3" and not s.scaled and not s.block_scaled]
+    assert len(scaled) == len(plain)   # every e4m3 kernel, scaled
     assert wgmma.spec_for("e4m3", 4096, 4096, 4096, b_order="F", scaled=True).scaled
 
 
@@ -287,13 +293,13 @@ def test_bind_refuses_scales_a_kernel_does_not_take():
 def test_scale_arguments_come_together_and_only_for_e4m3():
     from fraglab.gemm.validate import GemmArgumentError, check_scales
 
-    assert check_scales(None, None, "f16", 4, 8) is False
+    assert check_scales(None, None, "f16", 4, 8, 16) == "none"
     with pytest.raises(GemmArgumentError, match="scale_b"):
-        check_scales(np.ones(4, np.float32), None, "e4m3", 4, 8)
+        check_scales(np.ones(4, np.float32), None, "e4m3", 4, 8, 16)
     with pytest.raises(GemmArgumentError, match="scale_a"):
-        check_scales(None, np.ones(8, np.float32), "e4m3", 4, 8)
+        check_scales(None, np.ones(8, np.float32), "e4m3", 4, 8, 16)
     with pytest.raises(GemmArgumentError, match="scale_a.*e4m3"):
-        check_scales(np.ones(4, np.float32), np.ones(8, np.float32), "bf16", 4, 8)
+        check_scales(np.ones(4, np.float32), np.ones(8, np.float32), "bf16", 4, 8, 16)
 
 
 @pytest.mark.skipif(OFFLINE is not None, reason=str(OFFLINE))

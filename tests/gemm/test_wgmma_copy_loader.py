@@ -10,6 +10,9 @@ import pytest
 from fraglab.gemm import wgmma
 
 
+COPIED = wgmma.PARAM_INDEX["b"] + 3   # the operand bits, after B's address and the two row pitches
+
+
 class _Recorded:
     """gpu.PackedLaunch stand-in: the parameters it was given."""
 
@@ -32,7 +35,7 @@ def packed(monkeypatch):
     monkeypatch.setattr(wgmma, "_MAPS", Maps())
 
     def launch(spec, m, n, k, lda=0, ldb=0):
-        key = (spec, m, n, k, 0xA000, 0xB000, 0xD000, 0, 0, 0, 1.0, 0.0, 0.01, 132, lda, ldb, 0, 0, 0, 0, 0, 0)
+        key = (spec, m, n, k, 0xA000, 0xB000, 0xD000, 0, 0, 0, 1.0, 0.0, 0.01, 132, lda, ldb, 0, 0, 0, 0, 0, 0, 0, 0)
         return wgmma._packed_launch(key).params
     return launch
 
@@ -44,31 +47,31 @@ def test_the_launch_packs_addresses_pitches_and_operand_bits(packed):
     params = packed(spec, 3000, 3000, 3000)
     assert (int(params[index["a"]]), int(params[index["b"]])) == (0xA000, 0xB000)
     # row pitches in bytes: A's rows are K = 3000 halves, B's (row-major) N = 3000; both operands copied
-    assert [int(v) for v in params[index["b"] + 1:]] == [6000, 6000, 3]
+    assert [int(v) for v in params[index["b"] + 1:index["b"] + 4]] == [6000, 6000, 3]
     assert params[index["a"]].dtype == np.uint64 and params[index["b"] + 1].dtype == np.int32
     # A column-major (rows of M), B column-major (rows of K), rows given a pitch of their own
     spec = wgmma.WgmmaKernelSpec("bf16", tile="128x128", b_order="F", a_order="F", a_load="copy")
-    assert [int(v) for v in packed(spec, 1000, 520, 72)[index["b"] + 1:]] == [2000, 144, 1]
-    assert [int(v) for v in packed(spec, 1000, 520, 72, lda=1032, ldb=80)[index["b"] + 1:]] == [2064, 160, 1]
+    assert [int(v) for v in packed(spec, 1000, 520, 72)[index["b"] + 1:index["b"] + 4]] == [2000, 144, 1]
+    assert [int(v) for v in packed(spec, 1000, 520, 72, lda=1032, ldb=80)[index["b"] + 1:index["b"] + 4]] == [2064, 160, 1]
     # the TMA path packs the same slots with no operand bits
-    assert int(packed(wgmma.WgmmaKernelSpec("f16"), 64, 64, 64)[-1]) == 0
+    assert int(packed(wgmma.WgmmaKernelSpec("f16"), 64, 64, 64)[COPIED]) == 0
 
 
 def test_a_pitch_past_32_bits_is_refused(packed):
     spec = wgmma.WgmmaKernelSpec("f16", tile="128x128", a_load="copy")
     with pytest.raises(ValueError, match="too long for the copy loader"):
         packed(spec, 256, 64, 2 ** 30)   # rows of A: 2^31 bytes
-    assert int(packed(spec, 256, 64, 2 ** 30 - 8)[-1]) == 1
+    assert int(packed(spec, 256, 64, 2 ** 30 - 8)[COPIED]) == 1
 
 
 def test_rows_that_end_mid_chunk_stay_on_tma(packed):
     """A view of a wider array may end its rows mid-16-byte-chunk (K = 1001 halves in rows of 1008): the copy
     loader moves whole chunks, so that operand's bit is dropped and TMA loads it."""
     spec = wgmma.WgmmaKernelSpec("f16", tile="128x128", a_load="copy", b_load="copy")
-    assert int(packed(spec, 300, 520, 1001, lda=1008)[-1]) == 2     # A (rows of K) on TMA, B copied
+    assert int(packed(spec, 300, 520, 1001, lda=1008)[COPIED]) == 2     # A (rows of K) on TMA, B copied
     spec = wgmma.WgmmaKernelSpec("f16", tile="128x128", b_order="F", a_load="copy", b_load="copy")
-    assert int(packed(spec, 300, 520, 1001, lda=1008, ldb=1008)[-1]) == 0   # B's rows are K long too
-    assert int(packed(spec, 300, 520, 1000)[-1]) == 3
+    assert int(packed(spec, 300, 520, 1001, lda=1008, ldb=1008)[COPIED]) == 0   # B's rows are K long too
+    assert int(packed(spec, 300, 520, 1000)[COPIED]) == 3
 
 
 def test_the_loaders_are_launch_parameters_checked_by_the_spec():

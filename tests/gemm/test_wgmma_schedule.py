@@ -13,10 +13,12 @@ def test_rules_are_named_and_every_choice_is_a_launcher_tile():
         for n in (8, 1000, 3000, 4096, 14336):
             for k in (8, 1000, 4096, 8192):
                 for dtype, order in (("f16", "C"), ("bf16", "F"), ("e4m3", "F")):
-                    s = schedule.choose(m, n, k, dtype, order, "f16")
-                    assert s.tile in wgmma.TILES and s.rule in schedule.RULES
-                    assert s.l2_promotion in schedule.L2_PROMOTIONS
-                    seen.add(s.rule)
+                    for block in (False, True) if dtype == "e4m3" else (False,):
+                        s = schedule.choose(m, n, k, dtype, order, "f16", block_scaled=block)
+                        assert s.tile in wgmma.TILES and s.rule in schedule.RULES
+                        assert s.l2_promotion in schedule.L2_PROMOTIONS
+                        assert not block or wgmma.TILES[s.tile].holds_block_scales
+                        seen.add(s.rule)
     assert seen == set(schedule.RULES)   # every rule is reachable
 
 
@@ -121,9 +123,10 @@ def test_rule_waves_picks_by_useful_share_times_rate():
 
 def test_rule_few_tiles_takes_the_smallest_tile():
     # M = 128, N = 4096: 32 tiles of 128x128 (a quarter wave); 64x64p gives 128 (20.0 us against 128x64's 22.0)
-    s = schedule.choose(128, 4096, 4096, "f16", "F", "f16")
+    # where K is too short for split-K
+    s = schedule.choose(128, 4096, 2048, "f16", "F", "f16")
     assert (s.tile, s.rule) == ("64x64p", "few_tiles")
-    assert schedule.choose(128, 4096, 4096, "bf16", "C", "bf16").tile == "64x64p"
+    assert schedule.choose(128, 4096, 2048, "bf16", "C", "bf16").tile == "64x64p"
     # e4m3: 128x64 (64 tiles; measured 212 against 128x128's 167 at f16 on the H100)
     assert schedule.choose(128, 4096, 4096, "e4m3", "F", "f16").tile == "128x64"
     # N 8192: 256 tiles of 64x64 are two waves; 128x64's 128 are one (25.3 us against 33.8 at K 4096)
@@ -141,12 +144,14 @@ def test_rule_split_k_for_few_tiles_and_a_long_k():
     for m, k, order in ((33, 14336, "F"), (64, 4096, "C"), (1, 4096, "F"), (64, 11008, "F")):
         s = schedule.choose(m, 4096, k, "f16", order, "f16")
         assert (s.tile, s.rule, s.l2_promotion) == ("64x64pk2", "split_k", "256B"), (m, k)
-    # M 128: 64 tiles of 128x64 from K 8192 (H100 33.2 against 64x64p's 33.9 at K 8192, 51.6 / 54.1 at K 14336)
-    s = schedule.choose(128, 4096, 8192, "bf16", "C", "bf16")
-    assert (s.tile, s.rule) == ("128x64k2", "split_k")
-    # shorter K: no split (M 128, K 4096: 21.0 against 64x64p's 20.4 on the H100; the cluster costs a microsecond)
+    # M 128: 64 tiles of 128x64 from K 4096 (H100 2026-11-26 11:3x: 21.1 / 20.5 us against 64x64p's 22.1 / 22.5
+    # at K 4096, 33.6 / 32.4 against 37.9 / 38.6 at K 8192)
+    for k in (4096, 8192):
+        s = schedule.choose(128, 4096, k, "bf16", "C", "bf16")
+        assert (s.tile, s.rule) == ("128x64k2", "split_k")
+    # shorter K: no split (the cluster's launch and hand-over cost about a microsecond)
     assert schedule.choose(64, 4096, 4032, "f16", "F", "f16").tile == "64x64p"
-    assert schedule.choose(128, 4096, 8128, "f16", "F", "f16").tile == "64x64p"
+    assert schedule.choose(128, 4096, 4032, "f16", "F", "f16").tile == "64x64p"
     # at most half the SMs' worth of tiles: 66 tiles of 64x64 split, 67 do not
     assert schedule.choose(64, 66 * 64, 8192, "f16", "F", "f16").tile == "64x64pk2"
     assert schedule.choose(64, 66 * 64 + 8, 8192, "f16", "F", "f16").tile == "64x64p"
@@ -174,7 +179,7 @@ def test_a_column_major_a_counts_its_rows_of_m():
 def test_the_sixteen_bit_tile_is_compiled_for_sixteen_bit_inputs_only():
     specs = wgmma.all_specs()
     for tile in wgmma.SIXTEEN_BIT_TILES:
-        assert {s.dtype for s in specs if s.tile == tile} == set(wgmma.DTYPES), tile
+        assert {s.dtype for s in specs if s.tile == tile and not s.block_scaled} == set(wgmma.DTYPES), tile
     assert "e4m3" in {s.dtype for s in specs if s.tile == "128x256"}
     assert set(wgmma.SIXTEEN_BIT_TILES) <= set(wgmma.TILES)
 
@@ -188,3 +193,29 @@ def test_launcher_takes_the_schedule_and_a_forced_tile_keeps_the_promotion():
     assert wgmma.choose_tile(1024, 1024, 132) == "128x64"
     with pytest.raises(ValueError, match="l2_promotion 'x'.*none, 64B, 128B, 256B"):
         wgmma.WgmmaKernelSpec("f16", l2_promotion="x")
+
+
+def test_rule_block_scales_takes_a_tile_with_room_for_the_second_accumulator():
+    # e4m3 with block scales, D bf16 (H100 11:59 UTC, TFLOP/s): 128x128 where its tiles fill the SMs
+    for m, n, k in ((4096, 4096, 7168), (4096, 2112, 7168), (8192, 8192, 8192), (1536, 1408, 512),
+                    (128, 24576, 1536)):
+        s = schedule.choose(m, n, k, "e4m3", "F", "bf16", block_scaled=True)
+        assert (s.tile, s.rule) == ("128x128", "block_scales"), (m, n, k)
+    # 128x64 where 128x128 tiles would leave SMs idle (M 128, N 7168, K 16384: 518 against 64x128p's 497)
+    for m, n, k in ((128, 7168, 16384), (1408, 1408, 512), (128, 7168, 2048)):
+        assert schedule.choose(m, n, k, "e4m3", "F", "bf16", block_scaled=True).tile == "128x64", (m, n, k)
+    # decode M: split-K where a cluster of two per tile fits one wave (M 64, N 4096, K 7168: 208 against 128x64's
+    # 143; M 128: 128x64k2 371 against 280), else 64x64p for M <= 64 (N 24576, K 1536: 238 against 205)
+    assert schedule.choose(64, 4096, 7168, "e4m3", "F", "bf16", block_scaled=True).tile == "64x64pk2"
+    assert schedule.choose(64, 2112, 7168, "e4m3", "F", "bf16", block_scaled=True).tile == "64x64pk2"
+    assert schedule.choose(128, 4096, 7168, "e4m3", "F", "bf16", block_scaled=True).tile == "128x64k2"
+    assert schedule.choose(128, 2112, 7168, "e4m3", "F", "bf16", block_scaled=True).tile == "64x64pk2"
+    for m, n, k in ((64, 24576, 1536), (64, 7168, 16384), (1, 4096, 2048), (64, 4096, 4032)):
+        assert schedule.choose(m, n, k, "e4m3", "F", "bf16", block_scaled=True).tile == "64x64p", (m, n, k)
+    # every tile the rule picks holds block scales and is compiled for them
+    assert all(wgmma.TILES[t].holds_block_scales for t in schedule.BLOCK_SCALE_TILES)
+    # the same problems without block scales keep their own rules (128x256 is too big for block scales)
+    assert schedule.choose(4096, 4096, 7168, "e4m3", "F", "bf16").tile == "128x256"
+    assert not wgmma.TILES["128x256"].holds_block_scales and not wgmma.TILES["64x256p"].holds_block_scales
+    # misaligned rows still turn L2 promotion off
+    assert schedule.choose(3000, 3000, 3000, "e4m3", "F", "bf16", block_scaled=True).l2_promotion == "none"
