@@ -5,7 +5,7 @@
 #   env       the GPU, driver, clocks, power and the Python packages (always run first)
 #   tests     every GPU test (`pytest -m gpu`), in parallel workers sharing CuPy's kernel cache; TESTS narrows it
 #             (e.g. TESTS="tests/gemm tests/bench"). The whole suite (~1840 tests) takes longer than one device call
-#             allows (600 s), so it runs in two calls: `tests_wgmma` (the wgmma GEMM's two test files) and
+#             allows (600 s), so it runs in two calls: `tests_wgmma` (the wgmma GEMM's three test files) and
 #             `tests_rest` (every other GPU test)
 #   sanitize  compute-sanitizer memcheck and racecheck over the probe kernels (mma.sync/ldmatrix, a WMMA capture),
 #             memcheck over the WMMA GEMM's edge cases and the public GEMM road's GPU tests, memcheck/racecheck/
@@ -59,7 +59,7 @@ stage_tests() {
     tail -n 15 "$OUT/pytest_gpu.log"
 }
 
-WGMMA_TEST_FILES="tests/gemm/test_wgmma_gpu.py tests/gemm/test_wgmma_layouts_gpu.py"
+WGMMA_TEST_FILES="tests/gemm/test_wgmma_gpu.py tests/gemm/test_wgmma_layouts_gpu.py tests/gemm/test_block_scales_gpu.py"
 stage_tests_wgmma() { TESTS="$WGMMA_TEST_FILES" stage_tests; }
 stage_tests_rest() { TESTS="${WGMMA_TEST_FILES//tests\//--ignore=tests/}" stage_tests; }
 

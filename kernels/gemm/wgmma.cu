@@ -323,6 +323,8 @@ __device__ __forceinline__ unsigned long long smem_desc(unsigned addr, unsigned 
 
 // Barrier over one warpgroup's 128 threads (id 0 is __syncthreads', 1 + c consumer c's).
 __device__ __forceinline__ void warpgroup_sync(int id) { asm volatile("bar.sync %0, 128;" ::"r"(id) : "memory"); }
+// Named barriers: 0 __syncthreads, 1 + c consumer c's warpgroup_sync, this one the block-scaled K-loop's handshake
+constexpr int kBlockScaleBarrier = 8;
 
 
 template <int Regs>
@@ -1029,20 +1031,18 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
       // copies of the K loop, which differ only in A's descriptor and the imm-trans-a bit; the row-major copy is
       // the loop as it was (same D bit for bit, 756 TFLOP/s at 4096^3 either way).
       auto k_loop = [&](auto a_order) {
-        constexpr bool kAMN = decltype(a_order)::value;
         if constexpr (Epi::kBlockScale) {
           // Block scales (DeepGEMM's recipe): K-block kb (128 deep) multiplies into `part`, and once that is
           // complete acc += part * scale_a[m][kb] * scale_b[n / 128][kb] on the CUDA cores (the scales never meet
           // the tensor cores). The factors are loaded before the K-block's wait, so their latency hides behind it.
           using Slots = wgmma_acc::Slots<BN>;
-          float part[kMmaM][BN / 2];
           const int row_base = tm * BM + a_row_offset + base_row;
           const bool has_cols = tn * BN < N;    // a block past N (clusters along N) reads no scale of B
           const long long b_scales = static_cast<long long>(tn * BN / 128) * k_blocks;
-          for (int kb = 0; kb < kb_count; ++kb, ++it) {
-            const int s = it % Stages;
+          const int it0 = it;                   // ring position of this tile's first K-block
+          // this thread's two rows of each m64 block (base and base + 8) and the tile's column block of B
+          auto load_factors = [&](int kb, float (&fa)[kMmaM][2], float& fb) {
             const int kg = kb_first + kb;
-            float fa[kMmaM][2];
 #pragma unroll
             for (int mm = 0; mm < kMmaM; ++mm) {
 #pragma unroll
@@ -1053,8 +1053,12 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
                                   : 0.f;
               }
             }
-            const float fb = has_cols ? __ldg(scale_b + b_scales + kg) : 0.f;
-            mbar_wait(&full[s], (it / Stages) & 1);
+            fb = has_cols ? __ldg(scale_b + b_scales + kg) : 0.f;
+          };
+          // waits for K-block kb's stage and starts its wgmmas into p (one commit group)
+          auto issue = [&](float (&p)[kMmaM][BN / 2], int kb) {
+            const int s = (it0 + kb) % Stages;
+            mbar_wait(&full[s], ((it0 + kb) / Stages) & 1);
             const unsigned a_base = smem_u32(smem + s * Tile::kStageBytes) + a_row_offset * kSwizzleBytes;
             const unsigned b_base = smem_u32(smem + s * Tile::kStageBytes + Tile::kABytes);
             wgmma_fence();
@@ -1064,49 +1068,70 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
 #pragma unroll
               for (int mm = 0; mm < kMmaM; ++mm) {
                 const unsigned long long desc_a = smem_desc(a_base + mm * 64 * kSwizzleBytes + kk * 32, 16, 1024);
-                wgmma_tile_step<BN, T, BKMajor, false>(part[mm], desc_a, desc_b, kk > 0 ? 1 : 0);
+                wgmma_tile_step<BN, T, BKMajor, false>(p[mm], desc_a, desc_b, kk > 0 ? 1 : 0);
               }
             }
             wgmma_commit();
-            wgmma_wait<0>();   // part is complete (and the stage read): promote it, free the stage
-            release(s);
+          };
+          auto promote = [&](const float (&p)[kMmaM][BN / 2], const float (&fa)[kMmaM][2], float fb) {
 #pragma unroll
             for (int mm = 0; mm < kMmaM; ++mm) {
 #pragma unroll
               for (int i = 0; i < BN / 2; ++i) {
-                acc[mm][i] = fmaf(part[mm][i], fa[mm][Slots::kRowOff[i] / 8] * fb, acc[mm][i]);
+                acc[mm][i] = fmaf(p[mm][i], fa[mm][Slots::kRowOff[i] / 8] * fb, acc[mm][i]);
               }
             }
+          };
+          // Cooperative tiles: consumer 1 issues a K-block's wgmmas only after consumer 0 has issued its own (a
+          // named barrier both pass each K-block), so the tensor cores take consumer 0's product first and it
+          // promotes while consumer 1's wgmmas run. In step, both products ended together and the tensor cores
+          // waited out both promotions (H100, 4096x7168x16384: 1020 TFLOP/s against 913; the factors loaded a
+          // K-block ahead instead were slower, 875: docs/wgmma-gemm.md).
+          constexpr bool kStagger = !Tile::PingPong && Tile::kConsumers == 2;
+          auto handshake = [&]() {
+            if constexpr (kStagger) asm volatile("bar.sync %0, %1;" ::"r"(kBlockScaleBarrier), "r"(256) : "memory");
+          };
+          float part[kMmaM][BN / 2], fa[kMmaM][2], fb;
+          for (int kb = 0; kb < kb_count; ++kb) {
+            load_factors(kb, fa, fb);   // before the stage's wait: the loads' latency hides behind it
+            if (consumer > 0) handshake();   // after consumer 0 has issued
+            issue(part, kb);
+            if (consumer == 0) handshake();
+            wgmma_wait<0>();   // part is complete (and the stage read): free the stage, promote
+            release((it0 + kb) % Stages);
+            promote(part, fa, fb);
           }
-          return;
-        }
-        for (int kb = 0; kb < kb_count; ++kb, ++it) {
-          const int s = it % Stages;
-          mbar_wait(&full[s], (it / Stages) & 1);
-          if (it == 0 && threadIdx.x == 128) FRAGLAB_TRACE(3);
-          const unsigned a_base = smem_u32(smem + s * Tile::kStageBytes) + a_row_offset * kSwizzleBytes;
-          const unsigned b_base = smem_u32(smem + s * Tile::kStageBytes + Tile::kABytes);
-          wgmma_fence();
+          it += kb_count;
+        } else {
+          constexpr bool kAMN = decltype(a_order)::value;
+          for (int kb = 0; kb < kb_count; ++kb, ++it) {
+            const int s = it % Stages;
+            mbar_wait(&full[s], (it / Stages) & 1);
+            if (it == 0 && threadIdx.x == 128) FRAGLAB_TRACE(3);
+            const unsigned a_base = smem_u32(smem + s * Tile::kStageBytes) + a_row_offset * kSwizzleBytes;
+            const unsigned b_base = smem_u32(smem + s * Tile::kStageBytes + Tile::kABytes);
+            wgmma_fence();
 #pragma unroll
-          for (int kk = 0; kk < kSteps; ++kk) {
-            // A and a K-major B: a step is 32 bytes along the swizzled 128-byte row, 8-row atoms 1024 bytes apart;
-            // an MN-major A or B (16-bit): k16 = 16 rows of 128 bytes, 64-element blocks kBBlockBytes apart.
-            const unsigned long long desc_b =
-                BKMajor ? smem_desc(b_base + kk * 32, 16, 1024)
-                        : smem_desc(b_base + kk * 16 * kSwizzleBytes, BOff::kLbo, BOff::kSbo);
+            for (int kk = 0; kk < kSteps; ++kk) {
+              // A and a K-major B: a step is 32 bytes along the swizzled 128-byte row, 8-row atoms 1024 bytes apart;
+              // an MN-major A or B (16-bit): k16 = 16 rows of 128 bytes, 64-element blocks kBBlockBytes apart.
+              const unsigned long long desc_b =
+                  BKMajor ? smem_desc(b_base + kk * 32, 16, 1024)
+                          : smem_desc(b_base + kk * 16 * kSwizzleBytes, BOff::kLbo, BOff::kSbo);
 #pragma unroll
-            for (int mm = 0; mm < kMmaM; ++mm) {
-              // m64 rows of A: one 8 KB block either way (64 rows of 128 bytes, or 64 K-rows of 64 elements)
-              const unsigned a_rows = a_base + mm * 64 * kSwizzleBytes;
-              const unsigned long long desc_a =
-                  kAMN ? smem_desc(a_rows + kk * 16 * kSwizzleBytes, BOff::kLbo, BOff::kSbo)
-                       : smem_desc(a_rows + kk * 32, 16, 1024);
-              wgmma_tile_step<BN, T, BKMajor, kAMN>(acc[mm], desc_a, desc_b, (kb > 0 || kk > 0) ? 1 : 0);
+              for (int mm = 0; mm < kMmaM; ++mm) {
+                // m64 rows of A: one 8 KB block either way (64 rows of 128 bytes, or 64 K-rows of 64 elements)
+                const unsigned a_rows = a_base + mm * 64 * kSwizzleBytes;
+                const unsigned long long desc_a =
+                    kAMN ? smem_desc(a_rows + kk * 16 * kSwizzleBytes, BOff::kLbo, BOff::kSbo)
+                         : smem_desc(a_rows + kk * 32, 16, 1024);
+                wgmma_tile_step<BN, T, BKMajor, kAMN>(acc[mm], desc_a, desc_b, (kb > 0 || kk > 0) ? 1 : 0);
+              }
             }
+            wgmma_commit();
+            wgmma_wait<1>();  // the previous K-block's group is done: its stage can be refilled
+            if (kb > 0) release((it - 1) % Stages);
           }
-          wgmma_commit();
-          wgmma_wait<1>();  // the previous K-block's group is done: its stage can be refilled
-          if (kb > 0) release((it - 1) % Stages);
         }
       };
       if (sizeof(T) == 2 && a_mn_major) {
