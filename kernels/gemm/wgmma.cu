@@ -323,8 +323,6 @@ __device__ __forceinline__ unsigned long long smem_desc(unsigned addr, unsigned 
 
 // Barrier over one warpgroup's 128 threads (id 0 is __syncthreads', 1 + c consumer c's).
 __device__ __forceinline__ void warpgroup_sync(int id) { asm volatile("bar.sync %0, 128;" ::"r"(id) : "memory"); }
-// Named barriers: 0 __syncthreads, 1 + c consumer c's warpgroup_sync, this one the block-scaled K-loop's handshake
-constexpr int kBlockScaleBarrier = 8;
 
 
 template <int Regs>
@@ -1082,21 +1080,12 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
               }
             }
           };
-          // Cooperative tiles: consumer 1 issues a K-block's wgmmas only after consumer 0 has issued its own (a
-          // named barrier both pass each K-block), so the tensor cores take consumer 0's product first and it
-          // promotes while consumer 1's wgmmas run. In step, both products ended together and the tensor cores
-          // waited out both promotions (H100, 4096x7168x16384: 1020 TFLOP/s against 913; the factors loaded a
-          // K-block ahead instead were slower, 875: docs/wgmma-gemm.md).
-          constexpr bool kStagger = !Tile::PingPong && Tile::kConsumers == 2;
-          auto handshake = [&]() {
-            if constexpr (kStagger) asm volatile("bar.sync %0, %1;" ::"r"(kBlockScaleBarrier), "r"(256) : "memory");
-          };
+          // (Tried, not kept: consumer 1 issuing each K-block after consumer 0, so one product is promoted while
+          // the other's wgmmas run; and the factors loaded a K-block ahead: docs/wgmma-gemm.md.)
           float part[kMmaM][BN / 2], fa[kMmaM][2], fb;
           for (int kb = 0; kb < kb_count; ++kb) {
             load_factors(kb, fa, fb);   // before the stage's wait: the loads' latency hides behind it
-            if (consumer > 0) handshake();   // after consumer 0 has issued
             issue(part, kb);
-            if (consumer == 0) handshake();
             wgmma_wait<0>();   // part is complete (and the stage read): free the stage, promote
             release((it0 + kb) % Stages);
             promote(part, fa, fb);
