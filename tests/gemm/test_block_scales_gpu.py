@@ -13,7 +13,7 @@ import pytest
 
 from fraglab.gemm import wgmma
 from fraglab.gemm.reference import ACT_KINDS, BIAS_MODES, check_result, e4m3_to_float64, reference_gemm
-from gemm_operands import host_d, poisoned_outputs
+from gemm_operands import e4m3_bits, host_d, poisoned_outputs
 
 pytestmark = pytest.mark.gpu
 
@@ -42,13 +42,6 @@ def _spec(m, n, k, tile, *, act="relu", bias_mode="per_n", has_c=False, save_z=F
                           out_dtype=out_dtype, store="tma", b_order="F", block_scaled=True)
 
 
-def _e4m3_bits(rng, shape):
-    """Random e4m3 bit patterns: any sign and mantissa, exponents 4..10 (magnitudes 2^-3 .. 15), no NaN."""
-    sign = rng.integers(0, 2, shape) << 7
-    exponent = rng.integers(4, 11, shape) << 3
-    return (sign | exponent | rng.integers(0, 8, shape)).astype(np.uint8)
-
-
 def _scales(rng, m, n, k):
     ka, nb = -(-k // 128), -(-n // 128)
     return rng.uniform(0.25, 2.0, (m, ka)).astype(np.float32), rng.uniform(0.25, 2.0, (nb, ka)).astype(np.float32)
@@ -57,7 +50,7 @@ def _scales(rng, m, n, k):
 def _block_case(cp, m, n, k, tile, *, act="relu", bias_mode="per_n", beta=0.0, save_z=False, out_dtype="f32",
                 seed=0, grid=None, m_major=False):
     rng = np.random.default_rng(seed)
-    a8, w8 = _e4m3_bits(rng, (m, k)), _e4m3_bits(rng, (n, k))
+    a8, w8 = e4m3_bits(rng, (m, k)), e4m3_bits(rng, (n, k))
     sa, sb = _scales(rng, m, n, k)
     shape = {"none": None, "per_m": (m,), "per_n": (n,), "full": (m, n)}[bias_mode]
     bias = rng.uniform(-64, 64, shape).astype(np.float32) if shape else None
@@ -117,7 +110,7 @@ def test_block_scales_through_fraglab_gemm(cp):
 
     rng = np.random.default_rng(13)
     m, n, k = 300, 272, 400
-    a8, w8 = _e4m3_bits(rng, (m, k)), _e4m3_bits(rng, (n, k))
+    a8, w8 = e4m3_bits(rng, (m, k)), e4m3_bits(rng, (n, k))
     sa, sb = _scales(rng, m, n, k)
     bias = rng.uniform(-64, 64, n).astype(np.float32)
     ref, _ = reference_gemm(e4m3_to_float64(a8), e4m3_to_float64(w8).T, bias=bias, bias_mode="per_n", act="gelu",

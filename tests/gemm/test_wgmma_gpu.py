@@ -11,7 +11,7 @@ import pytest
 
 from fraglab.gemm import wgmma
 from fraglab.gemm.reference import ACT_KINDS, BIAS_MODES, check_result, reference_gemm
-from gemm_operands import host_d, poisoned_outputs, random_operands
+from gemm_operands import e4m3_bits, host_d, poisoned_outputs, random_operands
 
 pytestmark = pytest.mark.gpu
 
@@ -78,14 +78,6 @@ TEST_TILES = tuple(dict.fromkeys((*wgmma.TILES, "128x128p", "64x256p", "128x256c
 COLUMN_B_TILES = TEST_TILES   # a cluster's first block multicasts a K-major B whole
 # e4m3: K a multiple of 16 (rows of K bytes); M any
 FP8_SIZES = [(1, 8, 16), (131, 136, 64), (257, 264, 1024), (300, 1032, 208), (997, 520, 16), (128, 256, 128)]
-
-
-def _e4m3_bits(rng, shape):
-    """Random e4m3 bit patterns: any sign and mantissa, exponents 4..10 (magnitudes 2^-3 .. 15): exact values
-    the reference decodes, no NaN."""
-    sign = rng.integers(0, 2, shape) << 7
-    exponent = rng.integers(4, 11, shape) << 3
-    return (sign | exponent | rng.integers(0, 8, shape)).astype(np.uint8)
 COMBOS = list(itertools.product(ACT_KINDS, BIAS_MODES))
 NAN_ACTS = ("none", "relu", "gelu", "tanh")
 OUT_CASES = [((131, 136, 72), "f16", "128x256", "f16", "direct"), ((257, 264, 1000), "bf16", "128x128", "bf16", "direct"),
@@ -151,7 +143,7 @@ def test_e4m3_inputs(cp, m, n, k, tile):
     from fraglab.gemm.reference import e4m3_to_float64
 
     rng = np.random.default_rng(m + 3 * n + k)
-    a8, w8 = _e4m3_bits(rng, (m, k)), _e4m3_bits(rng, (n, k))
+    a8, w8 = e4m3_bits(rng, (m, k)), e4m3_bits(rng, (n, k))
     bias = rng.uniform(-1, 1, n).astype(np.float32)
     d = cp.full((m, n), np.nan, dtype=cp.float32)
     spec = wgmma.spec_for("e4m3", m, n, k, act="relu", bias_mode="per_n", tile=tile, b_order="F")
@@ -177,7 +169,7 @@ def _e4m3_scaled_case(cp, m, n, k, tile, *, act="relu", bias_mode="per_n", beta=
     from fraglab.gemm.reference import e4m3_to_float64
 
     rng = np.random.default_rng(seed)
-    a8, w8 = _e4m3_bits(rng, (m, k)), _e4m3_bits(rng, (n, k))
+    a8, w8 = e4m3_bits(rng, (m, k)), e4m3_bits(rng, (n, k))
     sa, sb = rng.uniform(0.25, 2.0, m).astype(np.float32), rng.uniform(0.25, 2.0, n).astype(np.float32)
     shape = {"none": None, "per_m": (m,), "per_n": (n,), "full": (m, n)}[bias_mode]
     bias = rng.uniform(-64, 64, shape).astype(np.float32) if shape else None
@@ -223,7 +215,7 @@ def test_e4m3_rowwise_scales_one_block_walks_many_tiles(cp):
 
     rng = np.random.default_rng(9)
     m, n, k = 1100, 520, 256
-    a8, w8 = _e4m3_bits(rng, (m, k)), _e4m3_bits(rng, (n, k))
+    a8, w8 = e4m3_bits(rng, (m, k)), e4m3_bits(rng, (n, k))
     sa, sb = rng.uniform(0.25, 2.0, m).astype(np.float32), rng.uniform(0.25, 2.0, n).astype(np.float32)
     d = cp.full((m, n), np.nan, dtype=cp.float32)
     spec = wgmma.spec_for("e4m3", m, n, k, tile="128x256", b_order="F", scaled=True)
@@ -242,7 +234,7 @@ def test_e4m3_rowwise_scales_through_fraglab_gemm(cp):
 
     rng = np.random.default_rng(12)
     m, n, k = 300, 272, 208   # torch._scaled_mm wants N a multiple of 16
-    a8, w8 = _e4m3_bits(rng, (m, k)), _e4m3_bits(rng, (n, k))
+    a8, w8 = e4m3_bits(rng, (m, k)), e4m3_bits(rng, (n, k))
     sa, sb = rng.uniform(0.25, 2.0, m).astype(np.float32), rng.uniform(0.25, 2.0, n).astype(np.float32)
     bias = rng.uniform(-64, 64, n).astype(np.float32)
     ref, _ = reference_gemm(e4m3_to_float64(a8), e4m3_to_float64(w8).T, bias=bias, bias_mode="per_n", act="gelu",
@@ -278,7 +270,7 @@ def test_e4m3_through_fraglab_gemm(cp):
 
     rng = np.random.default_rng(8)
     m, n, k = 300, 264, 208
-    a8, w8 = _e4m3_bits(rng, (m, k)), _e4m3_bits(rng, (n, k))
+    a8, w8 = e4m3_bits(rng, (m, k)), e4m3_bits(rng, (n, k))
     bias, c = rng.uniform(-1, 1, m).astype(np.float32), rng.uniform(-1, 1, (m, n)).astype(np.float32)
     ref, z_ref = reference_gemm(e4m3_to_float64(a8), e4m3_to_float64(w8).T, c=c, bias=bias, bias_mode="per_m",
                                 act="gelu", alpha=0.5, beta=0.75)

@@ -58,6 +58,14 @@ def random_operands(cp, rng, m, n, k, dtype, *, bias_mode, beta, a32=None, a_ord
     return Operands(a, a64, b, b64, bias, c)
 
 
+def e4m3_bits(rng, shape):
+    """Random e4m3 bit patterns: any sign and mantissa, exponents 4..10 (magnitudes 2^-3 .. 15): exact values
+    the reference decodes, no NaN."""
+    sign = rng.integers(0, 2, shape) << 7
+    exponent = rng.integers(4, 11, shape) << 3
+    return (sign | exponent | rng.integers(0, 8, shape)).astype(np.uint8)
+
+
 def poisoned_outputs(cp, m, n, out_dtype, save_z):
     """(D of out_dtype, Z of float32 or None), every element NaN; a bf16 D is held as uint16 bits."""
     if out_dtype == "bf16":
