@@ -36,7 +36,6 @@ VARIANTS = {True: ("128x128", "128x64", "128x128c2", "128x64n2"), False: ("64x64
 
 def torch_block_call(torch, a, b, sa, sb):
     """torch._scaled_mm with 1x128 / 128x128 block scales, in the first layout this torch accepts (None if none)."""
-    ka, nb = sa.shape[1], sb.shape[0]
     tries = (lambda: torch._scaled_mm(a, b, scale_a=sa, scale_b=sb.t(), out_dtype=torch.bfloat16),
              lambda: torch._scaled_mm(a, b, scale_a=sa.t().contiguous().t(), scale_b=sb.t(), out_dtype=torch.bfloat16),
              lambda: torch._scaled_mm(a, b, scale_a=sa.t().contiguous().t(), scale_b=sb.contiguous().t(),
@@ -48,7 +47,6 @@ def torch_block_call(torch, a, b, sa, sb):
             return call
         except Exception:   # this torch does not take that layout (or block scales at all)
             continue
-    del ka, nb
     return None
 
 

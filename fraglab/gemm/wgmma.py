@@ -206,9 +206,8 @@ class WgmmaKernelSpec:
         if self.scaled and self.block_scaled:
             raise ValueError("one scaling recipe at a time: row and column scales (scaled) or block scales")
         if self.block_scaled and not self.tile_config.holds_block_scales:
-            fits = ", ".join(t for t, c in TILES.items() if c.holds_block_scales and t not in SIXTEEN_BIT_TILES)
-            raise ValueError(f"tile {self.tile!r} has no room for block scales' second accumulator; tiles that do: "
-                             f"{fits}")
+            raise ValueError(f"tile {self.tile!r} has no room for block scales' second accumulator; the tiles "
+                             f"compiled for them: {', '.join(schedule.BLOCK_SCALE_TILES)}")
         if "copy" in (self.a_load, self.b_load) and self.tile_config.cluster_blocks > 1:
             raise ValueError(f"tile {self.tile!r} runs in clusters: the copy loader (a_load / b_load 'copy') needs "
                              f"a one-block tile")

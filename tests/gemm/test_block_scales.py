@@ -25,7 +25,7 @@ def test_block_scale_shapes_read_as_block(m, n, k):
     assert check_scales(_f32(ka, m).T, _f32(nb, ka), "e4m3", m, n, k) == "block"
 
 
-def test_rowwise_shapes_are_not_block_scales():
+def test_block_scales_that_look_rowwise_on_one_side_read_as_block():
     # K = 128: one K-block, so A's block scales (M, 1) look rowwise; B's (1, 1) against (1, N) tells them apart
     m, n, k = 8, 256, 128
     assert check_scales(_f32(m, 1), _f32(2, 1), "e4m3", m, n, k) == "block"
@@ -55,7 +55,7 @@ def test_block_scales_refuse_what_the_kernel_cannot_read():
 def test_the_spec_holds_block_scales_only_where_they_fit():
     spec = wgmma.WgmmaKernelSpec("e4m3", "relu", "per_n", tile="128x128", b_order="F", block_scaled=True)
     assert spec.name().count("false, false, false, true>") == 1   # Epilogue<..., RowColScale false, BlockScale true>
-    with pytest.raises(ValueError, match=r"128x256.*room.*128x128, 128x64"):
+    with pytest.raises(ValueError, match=r"128x256.*room.*128x128, 128x64, 64x64p, 64x64pk2, 128x64k2"):
         wgmma.WgmmaKernelSpec("e4m3", tile="128x256", b_order="F", block_scaled=True)
     with pytest.raises(ValueError, match="e4m3"):
         wgmma.WgmmaKernelSpec("bf16", tile="128x128", block_scaled=True)
