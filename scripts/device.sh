@@ -120,9 +120,10 @@ stage_skinny() {
     # the skinny GEMM (issue 25 item 2): GPU tests, the three sanitizers, the decode shapes against wgmma and torch
     step pytest_skinny 240 python3 -m pytest -q -m gpu -p no:cacheprovider -n 8 --timeout 200 -rfE --tb=short \
         tests/gemm/test_skinny.py tests/gemm/test_gemm_api_gpu.py tests/gemm/test_torch_gpu.py
-    step sanitize_skinny 240 bash -c "for t in memcheck racecheck synccheck; do echo == \$t; $SAN --tool \$t \
-        python3 benchmarks/skinny_sanitize.py || exit 9; done"
+    step sanitize_skinny 300 bash -c "for t in memcheck racecheck synccheck; do echo == \$t; $SAN --tool \$t \
+        --report-api-errors no python3 benchmarks/skinny_sanitize.py || exit 9; done"
     step bench_skinny 200 python3 benchmarks/skinny_decode.py
+    step bench_skinny_b_load 200 python3 benchmarks/skinny_b_load.py
     step bench_skinny_bf16 120 python3 benchmarks/skinny_decode.py --dtype bf16 --orders F --m 1,16,32
     step shapes_decode_F 200 python3 -m fraglab gemm --bench --shapes decode --act relu --bias per_n --out-dtype f16 \
         --json "$OUT/shapes_decode_F.json"

@@ -18,11 +18,13 @@ from ..memo import BoundedMemo
 from ..runtime.build import KernelBuild
 from . import schedule
 from .epilogue import ACT_KINDS, BIAS_MODES, epilogue_cpp
+from .tensor_maps import MAPS, NO_MAP
 
 ENTRY = "gemm/skinny.cu"
 DTYPES = ("f16", "bf16")
 OUT_DTYPES = ("f32", "f16", "bf16")   # fraglab::skinny_gemm::OutKind, in order
 B_ORDERS = ("C", "F")
+B_LOADS = ("copy", "tma")   # how B reaches the ring: every thread's cp.async chunks, or a TMA box per stage
 # Warp grids (kernels/gemm/skinny.cu WarpGrid): name -> (warps along M, along N, along K); tiles of 64 columns
 LAYOUTS = {"1x4n64": (1, 4, 1),       # M <= 32: 16 columns per warp, every row tile
            "4x1n64": (4, 1, 1),       # M <= 128: 64 columns per warp, row tiles w and w + 4
@@ -35,6 +37,8 @@ CLUSTER = 8                           # blocks per cluster: (CLUSTER / splits) t
 SPLITS = (1, 2, 4, 8)
 MIN_BLOCKS_PER_SPLIT = 8              # a share of K has at least this many BK blocks (else fewer splits)
 MIN_BLOCKS_PER_SM = 1.5               # the fewest splits that give every SM this many blocks (H100 sweep below)
+MIN_BLOCKS_PER_SM_ROW_MAJOR_B = 1.0   # a row-major B by TMA: one share as soon as the tiles fill the SMs once
+TMA_L2_PROMOTION = "256B"   # B's boxes ask L2 for 256 bytes, as its cp.async copies do (FRAGLAB_SKINNY_PREFETCH)
 _CPP_TYPE = {"f16": "__half", "bf16": "__nv_bfloat16"}
 
 
@@ -47,9 +51,27 @@ def layout_for(m: int, n: int, k: int, b_order: str = "C", sm_count: int = 132) 
     within 1 %; with K split in shares the 8-warp grid loses (N 4096, K 4096, 4 shares: 23.8 against 18.3)."""
     if m > 32:
         return "4x1n64"
-    if b_order == "F" and choose_splits(m, n, k, sm_count) == 1:
+    if b_order == "F" and choose_splits(m, n, k, sm_count, b_order) == 1:
         return "1x4x2n64"
     return "1x4n64"
+
+
+# How B reaches the ring, by (B's order, shares of K): benchmarks/skinny_b_load.py and the sweep in
+# docs/results/h100_2026-11-26e/skinny/ (H100, 2026-11-26 15:27-15:33 UTC, f16, bias + ReLU, D f16, us, TMA /
+# cp.async, torch.mm in the same rounds). A column-major B (nn.Linear's weight) by TMA where K is split in 4 (N 4096:
+# M 8, K 4096 / 11008 / 14336: 18.5 / 37.4 / 47.1 against 18.6 / 38.0 / 47.6; M 32 19.5 / 39.5 / 49.2 against
+# 20.0 / 40.1 / 50.5), not in 2 (N 11008: M 8, K 11008 88.2 against 87.1; M 32 91.5 against 89.3) nor with the
+# 8-warp grid's one share (equal: M 8, N 14336, K 4096 46.6 / 46.6). A row-major B by TMA with one share (N 11008,
+# one share instead of two: M 1, K 4096 34.7 against 36.7; M 32 37.7 against 39.6; K 11008 85.3 against 87.1),
+# not with K split (N 4096, 4 shares: M 32, K 14336 48.5 against 47.2).
+B_LOAD_RULES = {("F", 4): "tma", ("C", 1): "tma"}
+
+
+def b_load_for(layout: str, b_order: str, splits: int) -> str:
+    """'tma' or 'copy' for B (B_LOAD_RULES; the 8-warp grid's 256 threads keep their copies)."""
+    if layout == "1x4x2n64":
+        return "copy"
+    return B_LOAD_RULES.get((b_order, splits), "copy")
 
 
 def layout_max_m(layout: str) -> int:
@@ -68,29 +90,31 @@ def m_tiles(m: int) -> int:
 
 def smem_bytes(m: int, layout: str = "1x4n64", stages: int = STAGES) -> int:
     """The ring (stages x (a 64 x 64 block of B + the 16-row tiles of A)), which the f32 partial tiles (one per K
-    group: [16-row tiles x 16] x [BN + 8]) reuse: stage_bytes() in skinny.cu."""
+    group: [16-row tiles x 16] x [BN + 8]) reuse: stage_bytes() in skinny.cu; then a TMA barrier per stage."""
     rows, warps_k = m_tiles(m) * 16, LAYOUTS[layout][2]
-    return max(stages * (BN * BK * 2 + rows * BK * 2), warps_k * rows * (BN + 8) * 4)
+    return max(stages * (BN * BK * 2 + rows * BK * 2), warps_k * rows * (BN + 8) * 4) + 8 * stages
 
 
 def tiles(n: int) -> int:
     return -(-n // BN)
 
 
-def choose_splits(m: int, n: int, k: int, sm_count: int = 132) -> int:
-    """Shares of K per tile: the fewest of SPLITS that give at least MIN_BLOCKS_PER_SM blocks per SM, each share
-    at least MIN_BLOCKS_PER_SPLIT blocks of K long. Fewer, longer shares won the sweep (H100, 2026-11-25,
-    benchmarks/skinny_sweep.py, docs/skinny-gemm.md): M 1, f16, B column-major, N 4096 / 11008 / 14336 (64 / 172 /
-    224 tiles) at K 11008: 4 shares 37.2 us (8: 38.7), 2 shares 86.6 us (the first run's 8: 90.7), 2 shares 112.8
-    and 128-column tiles with 2 shares 111.4 us (the first run's 64-column 4 shares: 115.9)."""
+def choose_splits(m: int, n: int, k: int, sm_count: int = 132, b_order: str = "F") -> int:
+    """Shares of K per tile: the fewest of SPLITS that give at least MIN_BLOCKS_PER_SM blocks per SM (a row-major B:
+    MIN_BLOCKS_PER_SM_ROW_MAJOR_B, see B_LOAD_RULES), each share at least MIN_BLOCKS_PER_SPLIT blocks of K long. Fewer,
+    longer shares won the sweep (H100, 2026-11-25, benchmarks/skinny_sweep.py, docs/skinny-gemm.md): M 1, f16, B
+    column-major, N 4096 / 11008 / 14336 (64 / 172 / 224 tiles) at K 11008: 4 shares 37.2 us (8: 38.7), 2 shares
+    86.6 us (the first run's 8: 90.7), 2 shares 112.8 and 128-column tiles with 2 shares 111.4 us (the first run's
+    64-column 4 shares: 115.9)."""
     del m   # the same split serves every M the kernel takes (the sweep's M 1..64 agree)
+    fill = MIN_BLOCKS_PER_SM_ROW_MAJOR_B if b_order == "C" else MIN_BLOCKS_PER_SM
     k_blocks = -(-k // BK)
     chosen = 1
     for splits in SPLITS:
         if splits > 1 and k_blocks < splits * MIN_BLOCKS_PER_SPLIT:
             break
         chosen = splits
-        if tiles(n) * splits >= MIN_BLOCKS_PER_SM * sm_count:
+        if tiles(n) * splits >= fill * sm_count:
             break
     return chosen
 
@@ -112,19 +136,20 @@ class SkinnyKernelSpec:
     b_order: str = "C"
     layout: str = "1x4n64"   # a key of LAYOUTS
     splits: int = 1          # a launch argument (not the kernel's name), as the wgmma spec's L2 promotion
+    b_load: str = "copy"     # a launch argument too: one of B_LOADS
 
     def __post_init__(self):
         for value, valid, argument in ((self.dtype, DTYPES, "dtype"), (self.out_dtype, OUT_DTYPES, "out_dtype"),
                                        (self.act, ACT_KINDS, "act"), (self.bias_mode, BIAS_MODES, "bias_mode"),
                                        (self.b_order, B_ORDERS, "b_order"), (self.layout, tuple(LAYOUTS), "layout"),
-                                       (self.splits, SPLITS, "splits")):
+                                       (self.splits, SPLITS, "splits"), (self.b_load, B_LOADS, "b_load")):
             check_choice(value, valid, argument)
 
     @property
     def tile(self) -> str:
         """What benchmarks print in the tile column: the kernel and its split of K."""
         grid = "" if self.layout in ("1x4n64", "4x1n64") else f"{self.layout}/"
-        return f"skinny/{grid}k{self.splits}"
+        return f"skinny/{grid}k{self.splits}" + ("/tma" if self.b_load == "tma" else "")
 
     store = "direct"   # D goes straight from the reduction to memory, at any row pitch
 
@@ -145,8 +170,9 @@ def spec_for(dtype: str, m: int, n: int, k: int, *, act: str = "none", bias_mode
     """The instantiation and split for one problem (M 1..MAX_M; N and K multiples of 8)."""
     if not 1 <= m <= MAX_M:
         raise ValueError(f"the skinny GEMM takes M from 1 to {MAX_M}, not {m}")
-    return SkinnyKernelSpec(dtype, act, bias_mode, has_c, save_z, out_dtype, b_order,
-                            layout_for(m, n, k, b_order, sm_count), choose_splits(m, n, k, sm_count))
+    layout, splits = layout_for(m, n, k, b_order, sm_count), choose_splits(m, n, k, sm_count, b_order)
+    return SkinnyKernelSpec(dtype, act, bias_mode, has_c, save_z, out_dtype, b_order, layout, splits,
+                            b_load_for(layout, b_order, splits))
 
 
 FORCED_TILE = "skinny"   # fraglab.gemm's tile= that asks for this kernel whatever the schedule says
@@ -175,7 +201,7 @@ GRID_ORDERS = (("1x4n64", "C"), ("1x4n64", "F"), ("4x1n64", "C"), ("4x1n64", "F"
 
 
 def all_specs() -> list[SkinnyKernelSpec]:
-    """Every instantiation spec_for can return (D's type and the split are launch arguments)."""
+    """Every instantiation spec_for can return (D's type, the split and B's load are launch arguments)."""
     return [SkinnyKernelSpec(dtype, act, bias_mode, has_c, save_z, "f32", order, layout)
             for dtype, act, bias_mode, has_c, save_z, (layout, order)
             in product(DTYPES, ACT_KINDS, BIAS_MODES, (False, True), (False, True), GRID_ORDERS)]
@@ -242,10 +268,14 @@ def _packed_launch(key):
         raise ValueError(f"the skinny GEMM's layout {spec.layout} takes M from 1 to {layout_max_m(spec.layout)}, "
                          f"not {m}")
     smem = smem_bytes(m, spec.layout)
+    b_map = NO_MAP
+    if spec.b_load == "tma":   # 64 x 64 boxes: (K, N) of a column-major B's N rows, (N, K) of a row-major one's K rows
+        inner, outer = (k, n) if spec.b_order == "F" else (n, k)
+        b_map = MAPS[(pb, spec.dtype, inner, outer, BK, BN, TMA_L2_PROMOTION, ldb)]
     params = (np.uint64(pa), np.uint64(pb), np.uint64(pd), np.uint64(pc), np.uint64(pbias), np.uint64(pz),
               np.int32(m), np.int32(n), np.int32(k), np.int32(lda), np.int32(ldb), np.int32(ldd), np.int32(ldc),
               np.int32(ldbias), np.int32(ldz), np.int32(spec.splits), np.int32(OUT_DTYPES.index(spec.out_dtype)),
-              np.float32(alpha), np.float32(beta), np.float32(leaky_slope))
+              np.float32(alpha), np.float32(beta), np.float32(leaky_slope), np.int32(spec.b_load == "tma"), b_map)
     return gpu.PackedLaunch(_kernel(spec, smem), grid_blocks(n, spec.splits), threads(spec.layout), params,
                             shared_mem=smem)
 
@@ -255,4 +285,4 @@ _LAUNCHES = BoundedMemo(_packed_launch, 256)
 
 __all__ = ["DTYPES", "OUT_DTYPES", "MAX_M", "LAYOUTS", "GRID_ORDERS", "FORCED_TILE", "SkinnyKernelSpec", "spec_for",
            "planned", "all_specs", "build_of", "layout_for", "layout_max_m", "choose_splits", "grid_blocks",
-           "smem_bytes", "threads", "bind", "bind_plan"]
+           "smem_bytes", "threads", "bind", "bind_plan", "B_LOADS", "B_LOAD_RULES", "b_load_for"]

@@ -1,8 +1,9 @@
 // The skinny GEMM (M <= 128): D = act(alpha * A @ B (+ beta * C) (+ bias)), split along K inside clusters.
 //
 // A decode GEMM reads the whole weight B once and does almost no arithmetic on it, so the kernel is a weight
-// stream: every block takes a 64-column tile of B and a share of K, copies 64 x 64 blocks of B (and the few rows
-// of A) into a 4-deep cp.async ring with 16-byte copies (B marked evict-first in L2, A evict-last), and feeds
+// stream: every block takes a 64-column tile of B and a share of K, brings 64 x 64 blocks of B (and the few rows
+// of A) into a 4-deep ring, B by TMA (one 128B-swizzled box per stage on an mbarrier) or by every thread's 16-byte
+// cp.async copies (a launch argument), A by cp.async (B marked evict-first in L2, A evict-last), and feeds
 // mma.sync m16n8k16 (A padded to 16-row tiles: free while the weight's bytes bound the time).
 // The K shares of one tile are the blocks of one thread-block cluster (8 blocks: 8 / splits tiles x splits
 // shares). Each block leaves its f32 partial tile in its own shared memory; after a cluster barrier, block s of
@@ -35,6 +36,11 @@ constexpr int kClusterSize = FRAGLAB_SKINNY_CLUSTER;   // blocks per cluster: (s
 constexpr int kRowBytes = kBK * 2;    // a row of A (and of a column-major B) in a stage: 128 bytes
 
 enum class OutKind : int { F32 = 0, F16 = 1, BF16 = 2 };
+
+// CUtensorMap's size and alignment; the launcher fills it with cuTensorMapEncodeTiled and passes it by value.
+struct alignas(64) TmaMap {
+  unsigned long long words[16];
+};
 
 __device__ __forceinline__ unsigned smem_address(const void* p) {
   return static_cast<unsigned>(__cvta_generic_to_shared(p));
@@ -71,6 +77,37 @@ __device__ __forceinline__ void copy16_stream(unsigned dst, const void* src, boo
 #else
   copy16(dst, src, valid, policy);
 #endif
+}
+
+__device__ __forceinline__ void mbar_init(unsigned bar, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+}
+
+__device__ __forceinline__ void mbar_arrive_expect_tx(unsigned bar, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
+}
+
+// Returns once the phase of parity `parity` has completed.
+__device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
+  unsigned done;
+  do {
+    asm volatile(
+        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(bar), "r"(parity)
+        : "memory");
+  } while (!done);
+}
+
+// A 2-D box of the tensor map at coordinates (innermost, outer) into shared memory, completing its bytes on `bar`
+// (out-of-bounds elements arrive as zeros and count too), with an L2 eviction policy.
+__device__ __forceinline__ void tma_load_2d(unsigned dst, const TmaMap* map, int c0, int c1, unsigned bar,
+                                            unsigned long long policy) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint"
+      " [%0], [%1, {%2, %3}], [%4], %5;"
+      ::"r"(dst), "l"(reinterpret_cast<unsigned long long>(map)), "r"(c0), "r"(c1), "r"(bar), "l"(policy)
+      : "memory");
 }
 
 __device__ __forceinline__ void copy_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
@@ -184,7 +221,8 @@ __global__ void __launch_bounds__(WarpGrid<WarpsM, WarpsN, WarpsK, BN>::kThreads
     gemm_skinny_kernel(const T* __restrict__ a, const T* __restrict__ b, void* __restrict__ d,
                        const float* __restrict__ c, const float* __restrict__ bias, float* __restrict__ z, int m,
                        int n, int k, int lda, int ldb, int ldd, int ldc, int ldbias, int ldz, int splits,
-                       int out_kind, float alpha, float beta, float leaky_slope) {
+                       int out_kind, float alpha, float beta, float leaky_slope, int b_by_tma,
+                       const __grid_constant__ TmaMap b_map) {
   using Grid = WarpGrid<WarpsM, WarpsN, WarpsK, BN>;
   constexpr int kThreads = Grid::kThreads;
   constexpr int kGroups = Grid::kGroups;
@@ -194,7 +232,7 @@ __global__ void __launch_bounds__(WarpGrid<WarpsM, WarpsN, WarpsK, BN>::kThreads
   // B in a stage: column-major, BN rows (columns n) of 128 bytes along K; row-major, kBK rows (k) of BN * 2 bytes
   constexpr int kBRowBytes = BColMajor ? kRowBytes : BN * 2;
   constexpr int kBRowChunks = kBRowBytes / 16;
-  extern __shared__ __align__(128) unsigned char smem[];
+  extern __shared__ __align__(1024) unsigned char smem[];
 
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int wm = warp % WarpsM, wn = warp / WarpsM % WarpsN, wk = warp / (WarpsM * WarpsN);
@@ -212,6 +250,19 @@ __global__ void __launch_bounds__(WarpGrid<WarpsM, WarpsN, WarpsK, BN>::kThreads
   const int count = active ? kb_end - kb_begin : 0;
   const unsigned long long keep_a = l2_policy_evict_last(), stream_b = l2_policy_evict_first();
   const unsigned ring = smem_address(smem);
+  // b_by_tma: B's stages arrive by TMA, one box per stage from thread 0, completing on the stage's barrier (after the
+  // ring and the partial tiles; stages are multiples of 1024 bytes, so every box starts on a 128B-swizzle atom).
+  // Otherwise every thread copies its 16-byte chunks of B with cp.async, as it does A's.
+  const int ring_bytes = kStages * stage, partial_bytes = WarpsK * a_rows * kRedPitch * 4;
+  const unsigned full_bar = ring + (ring_bytes > partial_bytes ? ring_bytes : partial_bytes);
+  if (b_by_tma) {
+    if (tid == 0) {
+#pragma unroll
+      for (int s = 0; s < kStages; ++s) mbar_init(full_bar + 8 * s, 1);
+      asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    __syncthreads();
+  }
 
   // This thread's B copies: chunk `chunk0` of rows row0, row0 + kRowStep, ... of a stage (the same every stage)
   constexpr int kRowStep = kThreads / kBRowChunks;
@@ -222,19 +273,26 @@ __global__ void __launch_bounds__(WarpGrid<WarpsM, WarpsN, WarpsK, BN>::kThreads
   auto load_stage = [&](int slot, int kb) {
     const unsigned base = ring + slot * stage;
     const int k0 = kb * kBK;
-#pragma unroll
-    for (int i = 0; i < BN * 8 / kThreads; ++i) {   // B: BN x 64 elements in 16-byte chunks
-      const int row = row0 + i * kRowStep;
-      bool valid;
-      long long offset;
-      if constexpr (BColMajor) {
-        valid = n0 + row < n && k0 + chunk0 * 8 < k;
-        offset = static_cast<long long>(i * kRowStep) * ldb + k0;
-      } else {
-        valid = k0 + row < k && n0 + chunk0 * 8 < n;
-        offset = static_cast<long long>(k0 + i * kRowStep) * ldb;
+    if (b_by_tma) {
+      if (tid == 0) {   // B: one box of 64 rows of 128 bytes, 128B swizzle (the layout swizzled() reads)
+        mbar_arrive_expect_tx(full_bar + 8 * slot, kBStageBytes);
+        tma_load_2d(base, &b_map, BColMajor ? k0 : n0, BColMajor ? n0 : k0, full_bar + 8 * slot, stream_b);
       }
-      copy16_stream(base + swizzled(row, chunk0, kBRowBytes), valid ? b_thread + offset : b, valid, stream_b);
+    } else {
+#pragma unroll
+      for (int i = 0; i < BN * 8 / kThreads; ++i) {   // B: BN x 64 elements in 16-byte chunks
+        const int row = row0 + i * kRowStep;
+        bool valid;
+        long long offset;
+        if constexpr (BColMajor) {
+          valid = n0 + row < n && k0 + chunk0 * 8 < k;
+          offset = static_cast<long long>(i * kRowStep) * ldb + k0;
+        } else {
+          valid = k0 + row < k && n0 + chunk0 * 8 < n;
+          offset = static_cast<long long>(k0 + i * kRowStep) * ldb;
+        }
+        copy16_stream(base + swizzled(row, chunk0, kBRowBytes), valid ? b_thread + offset : b, valid, stream_b);
+      }
     }
     for (int idx = tid; idx < a_rows * 8; idx += kThreads) {   // A: the 16-row tiles, rows past M zero
       const int row = idx >> 3, chunk = idx & 7, kk = k0 + chunk * 8;
@@ -265,6 +323,7 @@ __global__ void __launch_bounds__(WarpGrid<WarpsM, WarpsN, WarpsK, BN>::kThreads
     const int next = it + kStages - 1;
     if (next < count) load_stage(next % kStages, kb_begin + next);
     copy_commit();
+    if (b_by_tma) mbar_wait(full_bar + 8 * (it % kStages), (it / kStages) & 1);
     const unsigned base = ring + (it % kStages) * stage;
 #pragma unroll
     for (int kq = 0; kq < Grid::kKSteps; ++kq) {

@@ -47,7 +47,36 @@ def test_layout_for_takes_the_8_warp_grid_only_for_one_share_of_a_column_major_b
     # past 32 rows one warp grid, whatever B's order
     assert {skinny.layout_for(m, n, 4096, o) for m in (33, 64, 128) for n in (4096, 14336) for o in "CF"} == {"4x1n64"}
     assert skinny.spec_for("f16", 16, 14336, 4096, b_order="F").tile == "skinny/1x4x2n64/k1"
-    assert skinny.spec_for("f16", 16, 4096, 4096, b_order="F").tile == "skinny/k4"
+    assert skinny.spec_for("f16", 16, 4096, 4096, b_order="F").tile == "skinny/k4/tma"
+
+
+def test_b_load_for_follows_the_measured_rules():
+    # a column-major B by TMA with 4 shares (N 4096: 18.5 against 18.6 us at M 8, K 4096), not with 2 (N 11008:
+    # 88.2 against 87.1 at K 11008) nor with the 8-warp grid; a row-major B by TMA with one share only
+    assert skinny.b_load_for("1x4n64", "F", 4) == skinny.b_load_for("4x1n64", "F", 4) == "tma"
+    assert skinny.b_load_for("1x4n64", "F", 2) == skinny.b_load_for("1x4x2n64", "F", 1) == "copy"
+    assert skinny.b_load_for("1x4n64", "C", 1) == "tma"
+    assert skinny.b_load_for("1x4n64", "C", 4) == skinny.b_load_for("1x4x2n64", "C", 1) == "copy"
+    for m, n, k, order in itertools.product((1, 16, 32, 64, 128), (8, 4096, 11008, 14336), (64, 4096, 11008),
+                                           skinny.B_ORDERS):
+        spec = skinny.spec_for("f16", m, n, k, b_order=order)
+        assert spec.b_load == skinny.b_load_for(spec.layout, order, spec.splits)
+        assert spec.tile.endswith("/tma") == (spec.b_load == "tma")
+    with pytest.raises(ValueError, match="b_load 'bulk'"):
+        skinny.SkinnyKernelSpec("f16", b_load="bulk")
+
+
+def test_a_row_major_b_takes_one_share_once_the_tiles_fill_the_sms():
+    # N 11008: 172 tiles, one block per SM and more; by TMA in one share 34.7 us against two shares' 36.7 (M 1, K
+    # 4096); a column-major B keeps two shares there (1.5 blocks per SM), and N 4096 splits either way
+    for m, k in itertools.product((1, 8, 32), (4096, 11008, 14336)):
+        assert skinny.choose_splits(m, 11008, k, b_order="C") == 1
+        assert skinny.choose_splits(m, 11008, k, b_order="F") == 2
+        assert skinny.choose_splits(m, 4096, k, b_order="C") == skinny.choose_splits(m, 4096, k, b_order="F") == 4
+        assert skinny.spec_for("f16", m, 11008, k, b_order="C").tile == "skinny/k1/tma"
+        assert skinny.spec_for("f16", m, 11008, k, b_order="F").tile == "skinny/k2"
+    # fewer tiles than SMs: still split, whatever the order (N 8192: 128 tiles)
+    assert skinny.choose_splits(1, 8192, 4096, b_order="C") == 2
 
 
 def test_the_wgmma_schedule_is_left_as_it_was():
@@ -79,8 +108,8 @@ def test_shared_memory_holds_the_ring_and_the_partial_tiles():
         for m in range(1, skinny.layout_max_m(layout) + 1):
             rows = -(-m // 16) * 16
             ring = skinny.STAGES * (64 * 64 * 2 + rows * 64 * 2)
-            # one f32 partial tile (pitch 64 + 8) per K group of warps
-            assert skinny.smem_bytes(m, layout) >= max(ring, warps_k * rows * 72 * 4)
+            # one f32 partial tile (pitch 64 + 8) per K group of warps, then an 8-byte TMA barrier per stage
+            assert skinny.smem_bytes(m, layout) >= max(ring, warps_k * rows * 72 * 4) + 8 * skinny.STAGES
             assert skinny.smem_bytes(m, layout) <= 227 * 1024
 
 
@@ -94,7 +123,9 @@ def test_specs_name_one_instantiation_each_and_check_their_arguments():
     assert pairs <= set(skinny.GRID_ORDERS)
     spec = skinny.spec_for("bf16", 1, 4096, 4096, act="gelu", bias_mode="per_n", out_dtype="f16", b_order="F")
     grid = ", ".join(map(str, skinny.LAYOUTS[spec.layout]))
-    assert spec.name() in names and f"__nv_bfloat16, {grid}, 64, true" in spec.name() and spec.tile.endswith("/k4")
+    assert spec.name() in names and f"__nv_bfloat16, {grid}, 64, true" in spec.name() and spec.tile.endswith("/k4/tma")
+    # B's load is a launch argument: the same instantiation either way
+    assert dataclasses.replace(spec, b_load="copy").name() == spec.name()
     assert skinny.SkinnyKernelSpec("f16", layout="1x4n64", splits=4).tile == "skinny/k4"
     grouped = skinny.SkinnyKernelSpec("f16", b_order="F", layout="1x4x2n64", splits=1)
     assert "__half, 1, 4, 2, 64, true" in grouped.name() and grouped.tile == "skinny/1x4x2n64/k1"
@@ -158,15 +189,16 @@ def cp():
 
 
 def run_case(cp, m, n, k, dtype="f16", *, b_order="C", act="relu", bias_mode="per_n", beta=0.0, save_z=False,
-             out_dtype="f32", splits=None, layout=None, seed=0, alpha=1.5, leaky_slope=0.05):
+             out_dtype="f32", splits=None, layout=None, b_load=None, seed=0, alpha=1.5, leaky_slope=0.05):
     a, a64, b, b64, bias, c = random_operands(cp, np.random.default_rng(seed), m, n, k, dtype, bias_mode=bias_mode,
                                               beta=beta, b_order=b_order)
     d, z = poisoned_outputs(cp, m, n, out_dtype, save_z)
     spec = skinny.spec_for(dtype, m, n, k, act=act, bias_mode=bias_mode, has_c=bool(beta), save_z=save_z,
                            out_dtype=out_dtype, b_order=b_order)
-    if splits is not None or layout is not None:
+    if splits is not None or layout is not None or b_load is not None:
         spec = dataclasses.replace(spec, splits=spec.splits if splits is None else splits,
-                                   layout=spec.layout if layout is None else layout)
+                                   layout=spec.layout if layout is None else layout,
+                                   b_load=spec.b_load if b_load is None else b_load)
     skinny.bind(spec, a, b, d, m=m, n=n, k=k, c=None if c is None else cp.asarray(c),
                 bias=None if bias is None else cp.asarray(bias), z=z, alpha=alpha, beta=beta,
                 leaky_slope=leaky_slope)()
@@ -174,7 +206,8 @@ def run_case(cp, m, n, k, dtype="f16", *, b_order="C", act="relu", bias_mode="pe
     d_ref, z_ref = reference_gemm(a64, b64, c=c, bias=bias, bias_mode=bias_mode, act=act, alpha=alpha, beta=beta,
                                   leaky_slope=leaky_slope)
     got = host_d(d, out_dtype)
-    what = f"{m}x{n}x{k} {dtype} B {b_order} {act} {bias_mode} D {out_dtype} {spec.layout} splits {spec.splits}"
+    what = (f"{m}x{n}x{k} {dtype} B {b_order} by {spec.b_load} {act} {bias_mode} D {out_dtype} {spec.layout} "
+            f"splits {spec.splits}")
     ok, max_abs, rel = check_result(got, d_ref, dtype, z_ref=z_ref if save_z else None, out_dtype=out_dtype, k=k)
     assert ok, f"D: max abs {max_abs:.3e}, rel {rel:.3e} ({what})"
     if save_z:
@@ -187,17 +220,20 @@ def run_case(cp, m, n, k, dtype="f16", *, b_order="C", act="relu", bias_mode="pe
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: "x".join(map(str, s)))
 @pytest.mark.parametrize("dtype", skinny.DTYPES)
 @pytest.mark.parametrize("b_order", skinny.B_ORDERS)
-def test_sizes_match_the_reference(cp, size, dtype, b_order):
-    run_case(cp, *size, dtype, b_order=b_order, seed=sum(size))
+@pytest.mark.parametrize("b_load", skinny.B_LOADS)
+def test_sizes_match_the_reference(cp, size, dtype, b_order, b_load):
+    # TMA boxes past N and K arrive as zeros, cp.async chunks past them are zero-filled: both loads, both orders
+    run_case(cp, *size, dtype, b_order=b_order, b_load=b_load, seed=sum(size))
 
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("splits", skinny.SPLITS)
 @pytest.mark.parametrize("m", [1, 20, 97])
-def test_every_split_of_k_sums_every_share(cp, splits, m):
+@pytest.mark.parametrize("b_load", skinny.B_LOADS)
+def test_every_split_of_k_sums_every_share(cp, splits, m, b_load):
     # K = 1000: 16 blocks of 64 (the last 40 long), dealt unevenly over 8 shares too; N 200: tiles past N
     run_case(cp, m, 200, 1000, "bf16" if m % 2 else "f16", b_order="F" if splits % 4 else "C", splits=splits,
-             seed=splits + m)
+             b_load=b_load, seed=splits + m)
 
 
 @pytest.mark.gpu
@@ -221,8 +257,9 @@ def test_every_warp_grid_matches_the_reference(cp, layout, size, b_order):
     if m > skinny.layout_max_m(layout):
         m = skinny.layout_max_m(layout) - (m % 5)   # the grid's most rows, or a few fewer
     for splits in (1, 2, 8) if m % 2 else (4,):
-        run_case(cp, m, n, k, "bf16" if m % 3 else "f16", b_order=b_order, layout=layout, splits=splits,
-                 out_dtype=skinny.OUT_DTYPES[m % 3], seed=sum(size) + splits)
+        for b_load in skinny.B_LOADS:
+            run_case(cp, m, n, k, "bf16" if m % 3 else "f16", b_order=b_order, layout=layout, splits=splits,
+                     b_load=b_load, out_dtype=skinny.OUT_DTYPES[m % 3], seed=sum(size) + splits)
 
 
 @pytest.mark.gpu
