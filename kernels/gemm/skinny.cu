@@ -257,6 +257,7 @@ __global__ void __launch_bounds__(WarpGrid<WarpsM, WarpsN, WarpsK, BN>::kThreads
   const unsigned full_bar = ring + (ring_bytes > partial_bytes ? ring_bytes : partial_bytes);
   if (b_by_tma) {
     if (tid == 0) {
+      if (ring & 1023) __trap();   // the boxes' swizzle follows address bits: a misplaced ring would read wrong values
 #pragma unroll
       for (int s = 0; s < kStages; ++s) mbar_init(full_bar + 8 * s, 1);
       asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");

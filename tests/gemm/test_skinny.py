@@ -332,8 +332,10 @@ def test_fraglab_gemm_plans_and_binds_the_skinny_kernel_for_small_m(monkeypatch)
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("layout", skinny.LAYOUTS)
-def test_every_warp_grid_replays_in_a_cuda_graph(cp, layout):
-    """A bound launch captured once replays with new A (no workspace, nothing reset between calls)."""
+@pytest.mark.parametrize("b_load", skinny.B_LOADS)
+def test_every_warp_grid_replays_in_a_cuda_graph(cp, layout, b_load):
+    """A bound launch captured once replays with new A (no workspace, nothing reset between calls; the TMA map of
+    B travels in the launch's parameters)."""
     torch = pytest.importorskip("torch")
     m, n, k = min(24, skinny.layout_max_m(layout)), 520, 1000
     gen = torch.Generator(device="cuda").manual_seed(9)
@@ -342,7 +344,7 @@ def test_every_warp_grid_replays_in_a_cuda_graph(cp, layout):
     bias = torch.rand(n, generator=gen, device="cuda")
     d = torch.full((m, n), float("nan"), device="cuda")
     spec = dataclasses.replace(skinny.spec_for("f16", m, n, k, act="relu", bias_mode="per_n", b_order="F"),
-                               layout=layout, splits=2)
+                               layout=layout, splits=2, b_load=b_load)
     launch = skinny.bind(spec, a, w.t(), d, m=m, n=n, k=k, bias=bias)
     stream = torch.cuda.Stream()
     with torch.cuda.stream(stream):
@@ -359,4 +361,4 @@ def test_every_warp_grid_replays_in_a_cuda_graph(cp, layout):
         want, _ = reference_gemm(a.double().cpu().numpy(), w.t().double().cpu().numpy(), bias=bias.cpu().numpy(),
                                  bias_mode="per_n", act="relu")
         ok, max_abs, rel = check_result(d.cpu().numpy(), want, "f16", k=k)
-        assert ok, f"{layout} replay {seed}: max abs {max_abs:.3e}, rel {rel:.3e}"
+        assert ok, f"{layout} by {b_load} replay {seed}: max abs {max_abs:.3e}, rel {rel:.3e}"
