@@ -21,7 +21,11 @@ in docs/results/h100_2026-11-25b/gemm/, and H200 2026-11-26, docs/results/h200_2
    the weight): 64x64p where its tiles fit one wave (f16 / bf16; more SMs streaming the weight: H200 01:1x UTC,
    M = 64, N = K = 4096, us, 64x64p / 64x256p / skinny GEMM: B column-major 19.8 / 28.4 / 26.1, row-major
    20.7 / 31.9 / 25.3), else 64x256p: M = 1 / 16, weight B column-major, TB/s of weight bytes, 64x256p /
-   128x128 / 128x64 (H100): N 14336 K 4096 2.58 / 2.28 / 1.82; N 4096 K 14336 1.41 / 1.36 / 1.25.
+   128x128 / 128x64 (H100): N 14336 K 4096 2.58 / 2.28 / 1.82; N 4096 K 14336 1.41 / 1.36 / 1.25. With a
+   column-major B (nn.Linear's weight) and 16-bit inputs 64x128p instead (H100 2026-11-26 15:56 UTC, M 64, us,
+   64x128p / 64x256p / torch.mm, docs/results/h100_2026-11-26e/gemm/): N 11008 K 4096 / 11008 / 14336 37.6 / 40.9
+   / 36.8, 89.8 / 96.0 / 90.6, 112.0 / 121.7 / 123.1; N 14336 46.6 / 48.1 / 46.2, 115.0 / 116.8 / 114.0, 141.6 /
+   147.7 / 143.0; a row-major B keeps 64x256p (N 11008 K 11008 92.6 / 88.9, N 14336 K 14336 144.2 / 140.6).
 2. `sector_misaligned_rows`: a row pitch of A, B or D that is not a multiple of 32 bytes (one L2 sector) makes
    every other row of a TMA box start mid-sector (two L2 lines, five sectors for four); L2 promotion off then
    reads fewer bytes (H100, 3000^3 128x256: 355 with 256-byte promotion, 401 without). What wins back the rest is
@@ -93,7 +97,8 @@ TILE_RATE_MISALIGNED = {"128x192c2": 1.0, "192x192c2": 1.10, "128x256": 0.92, "1
 # 128x192: 419 / 0.925, 128x128: 324 / 0.832 against 128x256: 386 / 0.694
 TILE_RATE_MISALIGNED_FP8 = {"128x256": 1.0, "128x128": 0.70}
 # launcher tiles measured for 16-bit inputs only
-SIXTEEN_BIT_ONLY = ("128x192", "128x192c2", "192x192c2", "64x128pc2", "64x64p", "64x64pk2", "128x64k2", "128x128c2")
+SIXTEEN_BIT_ONLY = ("128x192", "128x192c2", "192x192c2", "64x128pc2", "64x64p", "64x64pk2", "128x64k2", "128x128c2",
+                    "64x128p")
 _BYTES = {"f16": 2, "bf16": 2, "f32": 4, "e4m3": 1}
 L2_PROMOTIONS = ("none", "64B", "128B", "256B")
 DEFAULT_L2_PROMOTION = "256B"
@@ -173,8 +178,9 @@ def choose(m: int, n: int, k: int, dtype: str = "f16", b_order: str = "C", out_d
         if k >= SPLIT_K_MIN_K[tile] and tile_count(m, n, bm, bn) <= sm_count // 2:   # two blocks per tile
             return Schedule(tile, promotion, "split_k")
     if m <= ONE_ROW_TILE_M:
-        narrow = sixteen_bit and tile_count(m, n, 64, 64) <= sm_count
-        return Schedule("64x64p" if narrow else "64x256p", promotion, "one_row_tile")
+        if sixteen_bit and tile_count(m, n, 64, 64) <= sm_count:
+            return Schedule("64x64p", promotion, "one_row_tile")
+        return Schedule("64x128p" if sixteen_bit and b_order == "F" else "64x256p", promotion, "one_row_tile")
     if not aligned:
         if sixteen_bit:
             if tile_count(m, n, 128, 128) > sm_count:

@@ -119,7 +119,7 @@ class TileConfig:
 # too; n2: one by two, A multicast); k2: clusters of two splitting K; gN: N row tiles per group; s3: 3 stages; b1:
 # one D staging buffer per consumer.
 # The measurements behind each tile and its settings: docs/wgmma-gemm.md, "The launcher's tiles, as measured".
-# Which of them a problem gets is fraglab/gemm/schedule.py's rules (64x64p / 64x256p: M <= 64).
+# Which of them a problem gets is fraglab/gemm/schedule.py's rules (64x64p / 64x128p / 64x256p: M <= 64).
 TILES: dict[str, TileConfig] = {
     "128x256": TileConfig(128, 256, 4, 16),
     "128x192": TileConfig(128, 192, 4, 16),
@@ -133,6 +133,7 @@ TILES: dict[str, TileConfig] = {
     "128x64k2": TileConfig(128, 64, 6, cluster_k=2),
     "192x192c2": TileConfig(192, 192, 4, 16, cluster_m=2),
     "128x128c2": TileConfig(128, 128, 6, cluster_m=2),
+    "64x128p": TileConfig(64, 128, 7, pingpong=True),
 }
 EXPERIMENTAL_TILES: dict[str, TileConfig] = {
     "128x128p": TileConfig(128, 128, 6, pingpong=True),
@@ -145,7 +146,6 @@ EXPERIMENTAL_TILES: dict[str, TileConfig] = {
     "128x256b1": TileConfig(128, 256, 4, 16, max_store_buffers=1),
     "64x256pc2": TileConfig(64, 256, 5, 16, pingpong=True, cluster_m=2),
     "128x128pc2": TileConfig(128, 128, 6, pingpong=True, cluster_m=2),
-    "64x128p": TileConfig(64, 128, 7, pingpong=True),
     "256x128": TileConfig(256, 128, 4, 16),
     "64x64pc2": TileConfig(64, 64, 12, pingpong=True, cluster_m=2),
     "128x192c2s5": TileConfig(128, 192, 5, 16, cluster_m=2),

@@ -29,9 +29,13 @@ def test_rule_one_row_tile_for_decode_m(m):
     for n, k in ((4096, 2048), (8192, 4096), (8192, 14336)):
         s = schedule.choose(m, n, k, "f16", "F", "f16")
         assert (s.tile, s.rule, s.l2_promotion) == ("64x64p", "one_row_tile", "256B"), (n, k)
-    # N 11008 / 14336: 172 / 224 tiles of 64x64 would be two waves; 64x256p's 43 / 56 stream the weight once
-    for n, k in ((14336, 4096), (11008, 4096)):
+    # N 11008 / 14336: 172 / 224 tiles of 64x64 would be two waves; a column-major B takes 64x128p (86 / 112
+    # tiles: 89.8 against 64x256p's 96.0 us at M 64, N = K = 11008), a row-major one 64x256p (43 / 56 tiles: 88.9
+    # against 64x128p's 92.6)
+    for n, k in ((14336, 4096), (11008, 4096), (11008, 14336)):
         s = schedule.choose(m, n, k, "f16", "F", "f16")
+        assert (s.tile, s.rule, s.l2_promotion) == ("64x128p", "one_row_tile", "256B")
+        s = schedule.choose(m, n, k, "bf16", "C", "f16")
         assert (s.tile, s.rule, s.l2_promotion) == ("64x256p", "one_row_tile", "256B")
     assert schedule.choose(m, 4096, 4096, "e4m3", "F", "f16").tile == "64x256p"   # 64x64p: 16-bit inputs only
     # 65 rows are two 64-row tiles: the rule stops at one
