@@ -16,6 +16,7 @@
 #include <cuda_fp16.h>
 
 #include "epilogue.cuh"
+#include "mbarrier.cuh"
 
 namespace fraglab {
 namespace skinny_gemm {
@@ -36,11 +37,6 @@ constexpr int kClusterSize = FRAGLAB_SKINNY_CLUSTER;   // blocks per cluster: (s
 constexpr int kRowBytes = kBK * 2;    // a row of A (and of a column-major B) in a stage: 128 bytes
 
 enum class OutKind : int { F32 = 0, F16 = 1, BF16 = 2 };
-
-// CUtensorMap's size and alignment; the launcher fills it with cuTensorMapEncodeTiled and passes it by value.
-struct alignas(64) TmaMap {
-  unsigned long long words[16];
-};
 
 __device__ __forceinline__ unsigned smem_address(const void* p) {
   return static_cast<unsigned>(__cvta_generic_to_shared(p));
@@ -85,18 +81,6 @@ __device__ __forceinline__ void mbar_init(unsigned bar, unsigned count) {
 
 __device__ __forceinline__ void mbar_arrive_expect_tx(unsigned bar, unsigned bytes) {
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
-}
-
-// Returns once the phase of parity `parity` has completed.
-__device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
-  unsigned done;
-  do {
-    asm volatile(
-        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
-        : "=r"(done)
-        : "r"(bar), "r"(parity)
-        : "memory");
-  } while (!done);
 }
 
 // A 2-D box of the tensor map at coordinates (innermost, outer) into shared memory, completing its bytes on `bar`
@@ -324,7 +308,7 @@ __global__ void __launch_bounds__(WarpGrid<WarpsM, WarpsN, WarpsK, BN>::kThreads
     const int next = it + kStages - 1;
     if (next < count) load_stage(next % kStages, kb_begin + next);
     copy_commit();
-    if (b_by_tma) mbar_wait(full_bar + 8 * (it % kStages), (it / kStages) & 1);
+    if (b_by_tma) mbar_wait_at(full_bar + 8 * (it % kStages), (it / kStages) & 1);
     const unsigned base = ring + (it % kStages) * stage;
 #pragma unroll
     for (int kq = 0; kq < Grid::kKSteps; ++kq) {

@@ -16,6 +16,7 @@
 #include <cuda_fp8.h>
 
 #include "epilogue.cuh"
+#include "mbarrier.cuh"
 #include "runtime/wgmma_operands.cuh"
 
 #ifndef FRAGLAB_WGMMA_ACC_GENERATED
@@ -42,11 +43,6 @@ __device__ unsigned long long fraglab_wgmma_trace[1024 * 8];
 
 namespace fraglab {
 namespace wgmma_gemm {
-
-// CUtensorMap's size and alignment; the launcher fills it with cuTensorMapEncodeTiled and passes it by value.
-struct alignas(64) TmaMap {
-  unsigned long long words[16];
-};
 
 constexpr int kBK = 64;             // K-block of 16-bit operands: 64 = 128 bytes, one 128B-swizzle row (8-bit: 128)
 constexpr int kSwizzleBytes = 128;
@@ -152,17 +148,6 @@ __device__ __forceinline__ void mbar_arrive(unsigned long long* bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_u32(bar)) : "memory");
 }
 
-// Returns once the phase of parity `parity` has completed (a fresh barrier counts parity 1 as completed).
-__device__ __forceinline__ void mbar_wait_at(unsigned bar, unsigned parity) {
-  unsigned done;
-  do {
-    asm volatile(
-        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
-        : "=r"(done)
-        : "r"(bar), "r"(parity)
-        : "memory");
-  } while (!done);
-}
 __device__ __forceinline__ void mbar_wait(unsigned long long* bar, unsigned parity) {
   mbar_wait_at(smem_u32(bar), parity);
 }
