@@ -260,24 +260,30 @@ def bind_plan(spec: SkinnyKernelSpec, plan, a, b, d, c=None, bias=None, z=None, 
                 leaky_slope=leaky_slope, **pitches)
 
 
-def _packed_launch(key):
-    from ..runtime import gpu
-
+def launch_parameters(key) -> tuple:
+    """The kernel's arguments, in its order, for a bind key (spec, M, N, K, the six pointers, alpha, beta,
+    leaky_slope, the six row pitches): B's tensor map encoded (once per weight) where the spec loads B by TMA."""
     spec, m, n, k, pa, pb, pd, pc, pbias, pz, alpha, beta, leaky_slope, lda, ldb, ldd, ldc, ldbias, ldz = key
-    if not 1 <= m <= layout_max_m(spec.layout):
-        raise ValueError(f"the skinny GEMM's layout {spec.layout} takes M from 1 to {layout_max_m(spec.layout)}, "
-                         f"not {m}")
-    smem = smem_bytes(m, spec.layout)
     b_map = NO_MAP
     if spec.b_load == "tma":   # 64 x 64 boxes: (K, N) of a column-major B's N rows, (N, K) of a row-major one's K rows
         inner, outer = (k, n) if spec.b_order == "F" else (n, k)
         b_map = MAPS[(pb, spec.dtype, inner, outer, BK, BN, TMA_L2_PROMOTION, ldb)]
-    params = (np.uint64(pa), np.uint64(pb), np.uint64(pd), np.uint64(pc), np.uint64(pbias), np.uint64(pz),
-              np.int32(m), np.int32(n), np.int32(k), np.int32(lda), np.int32(ldb), np.int32(ldd), np.int32(ldc),
-              np.int32(ldbias), np.int32(ldz), np.int32(spec.splits), np.int32(OUT_DTYPES.index(spec.out_dtype)),
-              np.float32(alpha), np.float32(beta), np.float32(leaky_slope), np.int32(spec.b_load == "tma"), b_map)
-    return gpu.PackedLaunch(_kernel(spec, smem), grid_blocks(n, spec.splits), threads(spec.layout), params,
-                            shared_mem=smem)
+    return (np.uint64(pa), np.uint64(pb), np.uint64(pd), np.uint64(pc), np.uint64(pbias), np.uint64(pz),
+            np.int32(m), np.int32(n), np.int32(k), np.int32(lda), np.int32(ldb), np.int32(ldd), np.int32(ldc),
+            np.int32(ldbias), np.int32(ldz), np.int32(spec.splits), np.int32(OUT_DTYPES.index(spec.out_dtype)),
+            np.float32(alpha), np.float32(beta), np.float32(leaky_slope), np.int32(spec.b_load == "tma"), b_map)
+
+
+def _packed_launch(key):
+    from ..runtime import gpu
+
+    spec, m, n = key[:3]
+    if not 1 <= m <= layout_max_m(spec.layout):
+        raise ValueError(f"the skinny GEMM's layout {spec.layout} takes M from 1 to {layout_max_m(spec.layout)}, "
+                         f"not {m}")
+    smem = smem_bytes(m, spec.layout)
+    return gpu.PackedLaunch(_kernel(spec, smem), grid_blocks(n, spec.splits), threads(spec.layout),
+                            launch_parameters(key), shared_mem=smem)
 
 
 _LAUNCHES = BoundedMemo(_packed_launch, 256)
@@ -285,4 +291,4 @@ _LAUNCHES = BoundedMemo(_packed_launch, 256)
 
 __all__ = ["DTYPES", "OUT_DTYPES", "MAX_M", "LAYOUTS", "GRID_ORDERS", "FORCED_TILE", "SkinnyKernelSpec", "spec_for",
            "planned", "all_specs", "build_of", "layout_for", "layout_max_m", "choose_splits", "grid_blocks",
-           "smem_bytes", "threads", "bind", "bind_plan", "B_LOADS", "B_LOAD_RULES", "b_load_for"]
+           "smem_bytes", "threads", "bind", "bind_plan", "launch_parameters", "B_LOADS", "B_LOAD_RULES", "b_load_for"]

@@ -18,7 +18,7 @@ from ..memo import BoundedMemo
 from ..runtime.build import SM90A, Sm90aBuild
 from . import schedule
 from .epilogue import ACT_KINDS, BIAS_MODES, epilogue_cpp
-from .tensor_maps import BYTES as _BYTES, MAPS as _MAPS, NO_MAP as _NO_MAP, TMA_MAP_DTYPE, encode_tma  # noqa: F401
+from .tensor_maps import BYTES as _BYTES, MAPS as _MAPS, NO_MAP as _NO_MAP
 from .wgmma_accumulators import (ACC_N, STMATRIX_ORIGINS, AccumulatorIndexing, accumulator_header,  # noqa: F401
                                  accumulator_indexing, accumulator_map, stmatrix_plan)
 
@@ -444,4 +444,4 @@ PARAM_INDEX = {"map_a": 0, "map_b": 1, "map_d": 2, "map_bias": 3, "c": 10, "bias
 
 __all__ = ["DTYPES", "FP8_DTYPES", "INPUT_DTYPES", "OUT_DTYPES", "A_ORDERS", "B_ORDERS", "TILES", "SIXTEEN_BIT_TILES", "TileConfig", "WgmmaKernelSpec", "WgmmaBuild", "build_of",
            "AccumulatorIndexing", "accumulator_indexing", "accumulator_header", "choose_tile", "spec_for", "all_specs",
-           "all_builds", "encode_tma", "bind", "launch", "launch_blocks", "tiles_for", "LOADS"]
+           "all_builds", "bind", "launch", "launch_blocks", "tiles_for", "LOADS"]

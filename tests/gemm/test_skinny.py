@@ -66,6 +66,26 @@ def test_b_load_for_follows_the_measured_rules():
         skinny.SkinnyKernelSpec("f16", b_load="bulk")
 
 
+def test_launch_parameters_pass_b_map_only_for_tma_and_orient_its_boxes(monkeypatch):
+    # CPU: the map is recorded, not encoded. A column-major B's rows are its N columns (inner K), a row-major B's its
+    # K rows (inner N); the copy path passes the flag 0 and a zero map the kernel never reads
+    asked = []
+    monkeypatch.setattr(skinny, "MAPS", type("Maps", (), {"__getitem__": lambda self, key: asked.append(key) or
+                                                          skinny.NO_MAP})())
+    pointers_and_scalars = (1 << 20, 2 << 20, 3 << 20, 0, 4 << 20, 0, 1.0, 0.0, 0.01)
+    for order, ldb, inner_outer in (("F", 1032, (1000, 520)), ("C", 520, (520, 1000))):
+        for b_load in skinny.B_LOADS:
+            spec = skinny.SkinnyKernelSpec("f16", b_order=order, splits=2, b_load=b_load)
+            params = skinny.launch_parameters((spec, 16, 520, 1000, *pointers_and_scalars, 1000, ldb, 520, 520, 520,
+                                               520))
+            assert len(params) == 22 and int(params[15]) == 2 and int(params[10]) == ldb
+            assert int(params[20]) == (b_load == "tma")
+            if b_load == "tma":
+                assert asked.pop() == (2 << 20, "f16", *inner_outer, skinny.BK, skinny.BN, skinny.TMA_L2_PROMOTION,
+                                       ldb)
+            assert not asked
+
+
 def test_a_row_major_b_takes_one_share_once_the_tiles_fill_the_sms():
     # N 11008: 172 tiles, one block per SM and more; by TMA in one share 34.7 us against two shares' 36.7 (M 1, K
     # 4096); a column-major B keeps two shares there (1.5 blocks per SM), and N 4096 splits either way

@@ -1,19 +1,18 @@
 """Sweep: the skinny GEMM's B load x ring depth x cluster size x split at the decode shapes (build options
 FRAGLAB_SKINNY_STAGES / FRAGLAB_SKINNY_CLUSTER), against torch.mm, interleaved rounds, weights rotated past L2.
 Prints the best few per problem and writes JSON."""
-import argparse, itertools, json, sys
+import argparse, dataclasses, itertools, json, sys
 from pathlib import Path
 ROOT = Path(__file__).resolve().parents[4]   # the repository root
 sys.path.insert(0, str(ROOT)); sys.path.insert(0, str(ROOT / "benchmarks"))
-import numpy as np
 from decode_inputs import decode_inputs, launch_error
 from fraglab import bench as benchmod
 from fraglab.gemm import skinny
-from fraglab.gemm.tensor_maps import MAPS, NO_MAP
 from fraglab.runtime import gpu
 from fraglab.runtime.build import KernelBuild
 
 def launch(spec, tma, stages, cluster, splits, a, b, d, bias, m, n, k):
+    """The skinny GEMM built with this ring depth and cluster size, launched with the library's own arguments."""
     opts = (f"-DFRAGLAB_SKINNY_STAGES={stages}", f"-DFRAGLAB_SKINNY_CLUSTER={cluster}")
     name = spec.name()
     fn = gpu.function(KernelBuild(skinny.ENTRY, (name,), opts), name)
@@ -21,17 +20,12 @@ def launch(spec, tma, stages, cluster, splits, a, b, d, bias, m, n, k):
     if fn.max_dynamic_shared_size_bytes < smem:
         fn.max_dynamic_shared_size_bytes = smem
     ldb = b.stride(1) if spec.b_order == "F" else b.stride(0)
-    tmap = NO_MAP
-    if tma:
-        inner, outer = (k, n) if spec.b_order == "F" else (n, k)
-        tmap = MAPS[(b.data_ptr(), spec.dtype, inner, outer, 64, 64, "256B", ldb)]
-    params = (np.uint64(a.data_ptr()), np.uint64(b.data_ptr()), np.uint64(d.data_ptr()), np.uint64(0),
-              np.uint64(bias.data_ptr()), np.uint64(0), np.int32(m), np.int32(n), np.int32(k), np.int32(k),
-              np.int32(ldb), np.int32(n), np.int32(n), np.int32(n), np.int32(n), np.int32(splits),
-              np.int32(skinny.OUT_DTYPES.index(spec.out_dtype)), np.float32(1), np.float32(0), np.float32(0.01),
-              np.int32(tma), tmap)
-    return gpu.PackedLaunch(fn, skinny.grid_blocks(n, splits, cluster), skinny.threads(spec.layout), params,
-                            shared_mem=smem)
+    spec = dataclasses.replace(spec, splits=splits, b_load="tma" if tma else "copy")
+    key = (spec, m, n, k, a.data_ptr(), b.data_ptr(), d.data_ptr(), 0, bias.data_ptr(), 0, 1.0, 0.0, 0.01, k, ldb,
+           n, n, n, n)
+    return gpu.PackedLaunch(fn, skinny.grid_blocks(n, splits, cluster), skinny.threads(spec.layout),
+                            skinny.launch_parameters(key), shared_mem=smem)
+
 
 def main():
     ap = argparse.ArgumentParser()
