@@ -1,5 +1,6 @@
 """Small skinny GEMM launches for compute-sanitizer (memcheck, racecheck, synccheck): every warp grid, both B
-orders, B by TMA and by cp.async, every split of K (1, 2, 4, 8 blocks of a cluster reducing through distributed shared memory), edges in M,
+orders, B by TMA and by cp.async, every split of K (1, 2, 4, 8 blocks of a cluster reducing through distributed shared memory)
+in clusters of 1, 2, 4 and 8 blocks, edges in M,
 N and K, a last cluster with tiles past N, C, a bias and Z, every D type, row pitches on A, B and D. Exits 1 if a
 result is wrong.
 
@@ -31,9 +32,11 @@ def main() -> int:
              (100, 200, 1040, "F", 8, "f32", 0, "4x1n64"), (128, 64, 136, "C", 1, "f16", 0, "4x1n64"),
              (7, 8, 72, "C", 1, "f32", 0, "1x4n64"), (1, 200, 1040, "C", 4, "f16", 8, "1x4x2n64"),
              (31, 136, 520, "F", 2, "bf16", 0, "1x4x2n64"), (16, 264, 1000, "F", 1, "f32", 8, "1x4x2n64"),
-             (3, 72, 136, "F", 8, "f16", 16, "1x4x2n64")]
-    for (m, n, k, order, splits, out, pad, layout), b_load in ((case, b_load) for case in cases
-                                                               for b_load in skinny.B_LOADS):
+             (3, 72, 136, "F", 8, "f16", 16, "1x4x2n64"), (9, 200, 1040, "C", 2, "f16", 0, "1x4n64")]
+    # each in the schedule's cluster size for its order and split (1, 4 or 8 blocks), the last in clusters of 2
+    clusters = [skinny.cluster_for(order, splits) for _, _, _, order, splits, *_ in cases[:-1]] + [2]
+    for (m, n, k, order, splits, out, pad, layout), cluster, b_load in (
+            (case, cluster, b_load) for case, cluster in zip(cases, clusters) for b_load in skinny.B_LOADS):
         a_full = rng.uniform(-1, 1, (m, k + pad)).astype(np.float16)
         b_full = rng.uniform(-1, 1, (k, n + pad) if order == "C" else (n, k + pad)).astype(np.float16)
         a, b_mem = a_full[:, :k], (b_full[:, :n] if order == "C" else b_full[:, :k])
@@ -43,7 +46,7 @@ def main() -> int:
         dtype = {"f32": cp.float32, "f16": cp.float16, "bf16": cp.uint16}[out]
         d_full = cp.full((m, n + pad), 0xFFFF if out == "bf16" else np.nan, dtype)
         z = cp.full((m, n), np.nan, cp.float32)
-        spec = skinny.SkinnyKernelSpec("f16", "relu", "per_n", True, True, out, order, layout, splits, b_load)
+        spec = skinny.SkinnyKernelSpec("f16", "relu", "per_n", True, True, out, order, layout, splits, b_load, cluster)
         a_dev, b_dev = cp.asarray(a_full), cp.asarray(b_full)
         skinny.bind(spec, a_dev, b_dev, d_full, m=m, n=n, k=k, c=cp.asarray(c), bias=cp.asarray(bias), z=z, beta=0.5,
                     lda=k + pad, ldb=(n if order == "C" else k) + pad, ldd=n + pad)()
@@ -54,8 +57,8 @@ def main() -> int:
         d = (d.astype(np.uint32) << 16).view(np.float32) if out == "bf16" else d.astype(np.float32)
         ok = err < 1e-3 and np.array_equal(d > 0, pre > 0) and not np.isnan(d).any()
         bad += not ok
-        print(f"{m}x{n}x{k} B {order} by {b_load} {layout} splits {splits} D {out} pad {pad}: z err {err:.2e} "
-              f"{'ok' if ok else 'WRONG'}")
+        print(f"{m}x{n}x{k} B {order} by {b_load} {layout} splits {splits} cluster {cluster} D {out} pad {pad}: "
+              f"z err {err:.2e} {'ok' if ok else 'WRONG'}")
     print("all right" if not bad else f"{bad} wrong")
     return 1 if bad else 0
 

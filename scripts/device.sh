@@ -19,7 +19,8 @@
 #             against the TMA path (benchmarks/wgmma_ragged.py --loaders; HEAD_KERNEL=FILE.cu times an older kernel beside)
 #   sass      registers, spills and SASS counts of the GEMM kernels (benchmarks/wgmma_sass.py, scripts/wmma_sass.py)
 #   skinny    the skinny GEMM's GPU tests (and the GEMM road's), compute-sanitizer memcheck/racecheck/synccheck
-#             (benchmarks/skinny_sanitize.py), the decode shapes against wgmma and torch (benchmarks/skinny_decode.py)
+#             (benchmarks/skinny_sanitize.py), each block's timeline (benchmarks/skinny_timeline.py), the decode
+#             shapes against wgmma and torch (benchmarks/skinny_decode.py)
 # Environment: OUT (default /tmp/out), JOBS (pytest workers, default 12), SIZES (bench sizes, default
 # 1024,2048,4096,8192), TESTS (test paths). A failing step is reported and the next one still runs; the exit status
 # is 1 when any step failed.
@@ -122,6 +123,7 @@ stage_skinny() {
         tests/gemm/test_skinny.py tests/gemm/test_gemm_api_gpu.py tests/gemm/test_torch_gpu.py
     step sanitize_skinny 300 bash -c "for t in memcheck racecheck synccheck; do echo == \$t; $SAN --tool \$t \
         --report-api-errors no python3 benchmarks/skinny_sanitize.py || exit 9; done"
+    step timeline_skinny 200 python3 benchmarks/skinny_timeline.py --json "$OUT/skinny_timeline.json"
     step bench_skinny 200 python3 benchmarks/skinny_decode.py
     step bench_skinny_b_load 200 python3 benchmarks/skinny_b_load.py
     step bench_skinny_bf16 120 python3 benchmarks/skinny_decode.py --dtype bf16 --orders F --m 1,16,32

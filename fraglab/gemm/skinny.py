@@ -33,7 +33,8 @@ BN = 64                               # kBN: columns of D per tile
 MAX_M = 128
 BK = 64                               # kBK: K per ring stage
 STAGES = 4
-CLUSTER = 8                           # blocks per cluster: (CLUSTER / splits) tiles x splits shares of K
+CLUSTER = 8                           # blocks per cluster by default: (CLUSTER / splits) tiles x splits shares of K
+CLUSTERS = (1, 2, 4, 8)               # FRAGLAB_SKINNY_CLUSTER, a build option: one module per size used
 SPLITS = (1, 2, 4, 8)
 MIN_BLOCKS_PER_SPLIT = 8              # a share of K has at least this many BK blocks (else fewer splits)
 MIN_BLOCKS_PER_SM = 1.5               # the fewest splits that give every SM this many blocks (H100 sweep below)
@@ -72,6 +73,23 @@ def b_load_for(layout: str, b_order: str, splits: int) -> str:
     if layout == "1x4x2n64":
         return "copy"
     return B_LOAD_RULES.get((b_order, splits), "copy")
+
+
+# Blocks per cluster, by (B's order, shares of K): A/B over the decode shapes against clusters of 8 (H100, 2026-11-26
+# 18:15-18:31 UTC, f16, bias + ReLU, D f16, interleaved with torch.mm, weights rotated past L2; us, the rule's
+# against 8). A column-major B with 4 shares (N 4096) in clusters of 4, one tile each, M 1: K 4096 / 11008 / 14336
+# 17.4 / 36.2 / 45.3 against 18.0 / 37.0 / 46.8 (M 8 alike); with 2 shares (N 11008) clusters of 4, M 1: 36.3 / 85.3
+# / 109.4 against 37.5 / 86.4 / 110.7; with one share (N 14336, the 8-warp grid) no cluster, M 1: 46.1 / 112.9 /
+# 143.0 against 47.2 / 115.2 / 146.4. A row-major B with one share (N 11008) in clusters of 4, M 32: 37.4 / 87.7 /
+# 113.6 against 38.8 / 90.4 / 116.5 (M 8, 16 within 0.5 %); with 4 shares it keeps 8 (M 1, K 4096: 17.3 against
+# 17.5 in clusters of 4; 1-2 % slower at K 11008 / 14336). The blocks of a tile need one cluster: never fewer than
+# `splits`.
+CLUSTER_RULES = {("F", 4): 4, ("F", 2): 4, ("F", 1): 1, ("C", 1): 4}
+
+
+def cluster_for(b_order: str, splits: int) -> int:
+    """Blocks per cluster for a split (CLUSTER_RULES, else CLUSTER), at least `splits`."""
+    return max(CLUSTER_RULES.get((b_order, splits), CLUSTER), splits)
 
 
 def layout_max_m(layout: str) -> int:
@@ -137,19 +155,25 @@ class SkinnyKernelSpec:
     layout: str = "1x4n64"   # a key of LAYOUTS
     splits: int = 1          # a launch argument (not the kernel's name), as the wgmma spec's L2 promotion
     b_load: str = "copy"     # a launch argument too: one of B_LOADS
+    cluster: int = CLUSTER   # a build option (FRAGLAB_SKINNY_CLUSTER), not the kernel's name: one of CLUSTERS
 
     def __post_init__(self):
         for value, valid, argument in ((self.dtype, DTYPES, "dtype"), (self.out_dtype, OUT_DTYPES, "out_dtype"),
                                        (self.act, ACT_KINDS, "act"), (self.bias_mode, BIAS_MODES, "bias_mode"),
                                        (self.b_order, B_ORDERS, "b_order"), (self.layout, tuple(LAYOUTS), "layout"),
-                                       (self.splits, SPLITS, "splits"), (self.b_load, B_LOADS, "b_load")):
+                                       (self.splits, SPLITS, "splits"), (self.b_load, B_LOADS, "b_load"),
+                                       (self.cluster, CLUSTERS, "cluster")):
             check_choice(value, valid, argument)
+        if self.cluster < self.splits:
+            raise ValueError(f"cluster {self.cluster} cannot hold a tile's {self.splits} shares of K: clusters of "
+                             f"at least {self.splits} blocks")
 
     @property
     def tile(self) -> str:
         """What benchmarks print in the tile column: the kernel and its split of K."""
         grid = "" if self.layout in ("1x4n64", "4x1n64") else f"{self.layout}/"
-        return f"skinny/{grid}k{self.splits}" + ("/tma" if self.b_load == "tma" else "")
+        return (f"skinny/{grid}k{self.splits}" + ("" if self.cluster == CLUSTER else f"/c{self.cluster}")
+                + ("/tma" if self.b_load == "tma" else ""))
 
     store = "direct"   # D goes straight from the reduction to memory, at any row pitch
 
@@ -161,7 +185,8 @@ class SkinnyKernelSpec:
                 f"{epilogue_cpp(self.act, self.bias_mode, self.has_c, self.save_z)}>")
 
     def build(self) -> KernelBuild:
-        return KernelBuild(ENTRY, (self.name(),))
+        options = () if self.cluster == CLUSTER else (f"-DFRAGLAB_SKINNY_CLUSTER={self.cluster}",)
+        return KernelBuild(ENTRY, (self.name(),), options)
 
 
 def spec_for(dtype: str, m: int, n: int, k: int, *, act: str = "none", bias_mode: str = "none",
@@ -172,7 +197,7 @@ def spec_for(dtype: str, m: int, n: int, k: int, *, act: str = "none", bias_mode
         raise ValueError(f"the skinny GEMM takes M from 1 to {MAX_M}, not {m}")
     layout, splits = layout_for(m, n, k, b_order, sm_count), choose_splits(m, n, k, sm_count, b_order)
     return SkinnyKernelSpec(dtype, act, bias_mode, has_c, save_z, out_dtype, b_order, layout, splits,
-                            b_load_for(layout, b_order, splits))
+                            b_load_for(layout, b_order, splits), cluster_for(b_order, splits))
 
 
 FORCED_TILE = "skinny"   # fraglab.gemm's tile= that asks for this kernel whatever the schedule says
@@ -201,7 +226,8 @@ GRID_ORDERS = (("1x4n64", "C"), ("1x4n64", "F"), ("4x1n64", "C"), ("4x1n64", "F"
 
 
 def all_specs() -> list[SkinnyKernelSpec]:
-    """Every instantiation spec_for can return (D's type, the split and B's load are launch arguments)."""
+    """Every instantiation spec_for can return (D's type, the split and B's load are launch arguments; the cluster
+    size a build option of the same instantiations)."""
     return [SkinnyKernelSpec(dtype, act, bias_mode, has_c, save_z, "f32", order, layout)
             for dtype, act, bias_mode, has_c, save_z, (layout, order)
             in product(DTYPES, ACT_KINDS, BIAS_MODES, (False, True), (False, True), GRID_ORDERS)]
@@ -229,12 +255,12 @@ _KERNELS: dict = {}
 
 
 def _kernel(spec: SkinnyKernelSpec, smem: int):
-    key = spec.name()
+    key = (spec.name(), spec.cluster)
     kernel = _KERNELS.get(key)
     if kernel is None:
         from ..runtime import gpu
 
-        kernel = gpu.function(spec.build(), key)
+        kernel = gpu.function(spec.build(), spec.name())
         _KERNELS[key] = kernel
     if kernel.max_dynamic_shared_size_bytes < smem:
         kernel.max_dynamic_shared_size_bytes = smem
@@ -282,7 +308,7 @@ def _packed_launch(key):
         raise ValueError(f"the skinny GEMM's layout {spec.layout} takes M from 1 to {layout_max_m(spec.layout)}, "
                          f"not {m}")
     smem = smem_bytes(m, spec.layout)
-    return gpu.PackedLaunch(_kernel(spec, smem), grid_blocks(n, spec.splits), threads(spec.layout),
+    return gpu.PackedLaunch(_kernel(spec, smem), grid_blocks(n, spec.splits, spec.cluster), threads(spec.layout),
                             launch_parameters(key), shared_mem=smem)
 
 
@@ -291,4 +317,5 @@ _LAUNCHES = BoundedMemo(_packed_launch, 256)
 
 __all__ = ["DTYPES", "OUT_DTYPES", "MAX_M", "LAYOUTS", "GRID_ORDERS", "FORCED_TILE", "SkinnyKernelSpec", "spec_for",
            "planned", "all_specs", "build_of", "layout_for", "layout_max_m", "choose_splits", "grid_blocks",
-           "smem_bytes", "threads", "bind", "bind_plan", "launch_parameters", "B_LOADS", "B_LOAD_RULES", "b_load_for"]
+           "smem_bytes", "threads", "bind", "bind_plan", "launch_parameters", "B_LOADS", "B_LOAD_RULES", "b_load_for",
+           "CLUSTERS", "CLUSTER_RULES", "cluster_for"]

@@ -31,6 +31,35 @@ namespace skinny_gemm {
 #define FRAGLAB_SKINNY_PREFETCH 256   // B's copies ask L2 to fetch 256 bytes (the next stage's half too); 0: 128
 #endif
 
+#ifdef FRAGLAB_SKINNY_TIMELINE
+// Profiling builds only (benchmarks/skinny_timeline.py): thread 0 of each block writes the global timer (ns) at
+// the points below and its SM's id, into a module global the script reads back. Slot 7 holds the SM.
+constexpr int kTimelineBlocks = 4096;
+extern "C" {
+__device__ unsigned long long fraglab_skinny_timeline[kTimelineBlocks * 8];   // C name: the script finds it
+}
+enum TimelinePoint : int { kEntry = 0, kFirstStage, kHalfStages, kLoopEnd, kPartialsVisible, kEpilogueDone, kExit };
+__device__ __forceinline__ void timeline_mark(int point) {
+  if (threadIdx.x == 0 && blockIdx.x < kTimelineBlocks) {
+    unsigned long long ns;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns));
+    fraglab_skinny_timeline[blockIdx.x * 8 + point] = ns;
+  }
+}
+__device__ __forceinline__ void timeline_sm() {
+  if (threadIdx.x == 0 && blockIdx.x < kTimelineBlocks) {
+    unsigned sm;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+    fraglab_skinny_timeline[blockIdx.x * 8 + 7] = sm;
+  }
+}
+#define FRAGLAB_SKINNY_MARK(point) timeline_mark(point)
+#else
+#define FRAGLAB_SKINNY_MARK(point) \
+  do {                             \
+  } while (0)
+#endif
+
 constexpr int kBK = 64;               // K per ring stage
 constexpr int kStages = FRAGLAB_SKINNY_STAGES;
 constexpr int kClusterSize = FRAGLAB_SKINNY_CLUSTER;   // blocks per cluster: (size / splits) tiles x splits K shares
@@ -218,6 +247,10 @@ __global__ void __launch_bounds__(WarpGrid<WarpsM, WarpsN, WarpsK, BN>::kThreads
   constexpr int kBRowChunks = kBRowBytes / 16;
   extern __shared__ __align__(1024) unsigned char smem[];
 
+  FRAGLAB_SKINNY_MARK(kEntry);
+#ifdef FRAGLAB_SKINNY_TIMELINE
+  timeline_sm();
+#endif
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int wm = warp % WarpsM, wn = warp / WarpsM % WarpsN, wk = warp / (WarpsM * WarpsN);
   const int m_tiles = (m + 15) >> 4;
@@ -309,6 +342,8 @@ __global__ void __launch_bounds__(WarpGrid<WarpsM, WarpsN, WarpsK, BN>::kThreads
     if (next < count) load_stage(next % kStages, kb_begin + next);
     copy_commit();
     if (b_by_tma) mbar_wait_at(full_bar + 8 * (it % kStages), (it / kStages) & 1);
+    if (it == 0) FRAGLAB_SKINNY_MARK(kFirstStage);
+    if (it == count / 2) FRAGLAB_SKINNY_MARK(kHalfStages);
     const unsigned base = ring + (it % kStages) * stage;
 #pragma unroll
     for (int kq = 0; kq < Grid::kKSteps; ++kq) {
@@ -341,6 +376,7 @@ __global__ void __launch_bounds__(WarpGrid<WarpsM, WarpsN, WarpsK, BN>::kThreads
       }
     }
   }
+  FRAGLAB_SKINNY_MARK(kLoopEnd);
   copy_wait<0>();
   __syncthreads();   // every warp is done with the ring: the partial tile overwrites it
 
@@ -382,6 +418,7 @@ __global__ void __launch_bounds__(WarpGrid<WarpsM, WarpsN, WarpsK, BN>::kThreads
   } else {
     __syncthreads();
   }
+  FRAGLAB_SKINNY_MARK(kPartialsVisible);
 
   if (active) {
     EpilogueParams p;
@@ -403,23 +440,39 @@ __global__ void __launch_bounds__(WarpGrid<WarpsM, WarpsN, WarpsK, BN>::kThreads
       const int row = pair / (BN / 2), col = 2 * (pair % (BN / 2)), nn = n0 + col;
       if (nn >= n) continue;   // N is even: nn + 1 < N too
       const unsigned local = smem_address(partial + row * kRedPitch + col);
-      float2 sum = load_peer_f2(local, first);
-      for (int s = 1; s < splits; ++s) {
-        const float2 v = load_peer_f2(local, first + s);
-        sum.x += v.x;
-        sum.y += v.y;
+      // C and bias first, then every share's partial at once: the loads overlap instead of queueing one by one
+      float c_in[2], bias_in[2];
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        c_in[e] = Epi::c_at(p, row, nn + e);
+        bias_in[e] = Epi::bias_at(p, row, nn + e);
+      }
+      float2 parts[kClusterSize];
+#pragma unroll
+      for (int s = 0; s < kClusterSize; ++s) {
+        if (s < splits) parts[s] = load_peer_f2(local, first + s);
+      }
+      float2 sum = parts[0];
+#pragma unroll
+      for (int s = 1; s < kClusterSize; ++s) {
+        if (s < splits) {
+          sum.x += parts[s].x;
+          sum.y += parts[s].y;
+        }
       }
       const float values[2] = {sum.x, sum.y};
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
         float pre;
-        const float out = Epi::compute(p, row, nn + e, values[e], pre);
+        const float out = Epi::combine(p, values[e], c_in[e], bias_in[e], pre);
         if constexpr (Epi::kWritesZ) z[flat_index(row, nn + e, ldz)] = pre;
         store_out(d, static_cast<OutKind>(out_kind), flat_index(row, nn + e, ldd), out);
       }
     }
   }
+  FRAGLAB_SKINNY_MARK(kEpilogueDone);
   if (splits > 1) cluster_sync();   // no block leaves while another still reads its shared memory
+  FRAGLAB_SKINNY_MARK(kExit);
 }
 
 }  // namespace skinny_gemm

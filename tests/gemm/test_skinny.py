@@ -46,8 +46,8 @@ def test_layout_for_takes_the_8_warp_grid_only_for_one_share_of_a_column_major_b
     assert skinny.layout_for(1, 4096, 4096, "F") == skinny.layout_for(8, 11008, 4096, "F") == "1x4n64"
     # past 32 rows one warp grid, whatever B's order
     assert {skinny.layout_for(m, n, 4096, o) for m in (33, 64, 128) for n in (4096, 14336) for o in "CF"} == {"4x1n64"}
-    assert skinny.spec_for("f16", 16, 14336, 4096, b_order="F").tile == "skinny/1x4x2n64/k1"
-    assert skinny.spec_for("f16", 16, 4096, 4096, b_order="F").tile == "skinny/k4/tma"
+    assert skinny.spec_for("f16", 16, 14336, 4096, b_order="F").tile == "skinny/1x4x2n64/k1/c1"
+    assert skinny.spec_for("f16", 16, 4096, 4096, b_order="F").tile == "skinny/k4/c4/tma"
 
 
 def test_b_load_for_follows_the_measured_rules():
@@ -93,8 +93,8 @@ def test_a_row_major_b_takes_one_share_once_the_tiles_fill_the_sms():
         assert skinny.choose_splits(m, 11008, k, b_order="C") == 1
         assert skinny.choose_splits(m, 11008, k, b_order="F") == 2
         assert skinny.choose_splits(m, 4096, k, b_order="C") == skinny.choose_splits(m, 4096, k, b_order="F") == 4
-        assert skinny.spec_for("f16", m, 11008, k, b_order="C").tile == "skinny/k1/tma"
-        assert skinny.spec_for("f16", m, 11008, k, b_order="F").tile == "skinny/k2"
+        assert skinny.spec_for("f16", m, 11008, k, b_order="C").tile == "skinny/k1/c4/tma"
+        assert skinny.spec_for("f16", m, 11008, k, b_order="F").tile == "skinny/k2/c4"
     # fewer tiles than SMs: still split, whatever the order (N 8192: 128 tiles)
     assert skinny.choose_splits(1, 8192, 4096, b_order="C") == 2
 
@@ -117,9 +117,36 @@ def test_splits_fill_the_sms_and_keep_shares_of_k_long():
         splits = skinny.choose_splits(m, n, k)
         assert splits in skinny.SPLITS
         assert splits == 1 or -(-k // skinny.BK) >= splits * skinny.MIN_BLOCKS_PER_SPLIT
-        blocks = skinny.grid_blocks(n, splits)
-        # whole clusters, and enough of them for every tile's shares
-        assert blocks % skinny.CLUSTER == 0 and blocks * (skinny.CLUSTER // splits) >= skinny.tiles(n) * skinny.CLUSTER
+        for cluster in (c for c in skinny.CLUSTERS if c >= splits):
+            blocks = skinny.grid_blocks(n, splits, cluster)
+            # whole clusters, enough of them for every tile's shares, and not one cluster more
+            clusters, tiles_per_cluster = blocks // cluster, cluster // splits
+            assert blocks % cluster == 0 and clusters * tiles_per_cluster >= skinny.tiles(n)
+            assert (clusters - 1) * tiles_per_cluster < skinny.tiles(n)
+
+
+def test_cluster_for_follows_the_measured_rules():
+    # CLUSTER_RULES: a column-major B in clusters of 4 with 2 or 4 shares, none with one share; a row-major B in
+    # clusters of 4 with one share; else 8
+    assert skinny.cluster_for("F", 4) == skinny.cluster_for("F", 2) == skinny.cluster_for("C", 1) == 4
+    assert skinny.cluster_for("F", 1) == 1
+    assert skinny.cluster_for("C", 2) == skinny.cluster_for("C", 4) == skinny.cluster_for("F", 8) == 8
+    for order, splits in itertools.product(skinny.B_ORDERS, skinny.SPLITS):
+        cluster = skinny.cluster_for(order, splits)
+        assert cluster in skinny.CLUSTERS and cluster % splits == 0
+    # the schedule's specs at the decode shapes carry it, and the cluster size is a build option of one name
+    f4096 = skinny.spec_for("f16", 8, 4096, 4096, act="relu", bias_mode="per_n", b_order="F")
+    f14336 = skinny.spec_for("f16", 8, 14336, 4096, act="relu", bias_mode="per_n", b_order="F")
+    c4096 = skinny.spec_for("f16", 8, 4096, 4096, act="relu", bias_mode="per_n", b_order="C")
+    assert (f4096.splits, f4096.cluster, f4096.tile) == (4, 4, "skinny/k4/c4/tma")
+    assert (f14336.splits, f14336.cluster, f14336.tile) == (1, 1, "skinny/1x4x2n64/k1/c1")
+    assert (c4096.splits, c4096.cluster, c4096.tile) == (4, 8, "skinny/k4")
+    assert f4096.build().options == ("-DFRAGLAB_SKINNY_CLUSTER=4",) and c4096.build().options == ()
+    assert dataclasses.replace(f4096, cluster=8).name() == f4096.name()
+    with pytest.raises(ValueError, match="cluster 3"):
+        skinny.SkinnyKernelSpec("f16", cluster=3)
+    with pytest.raises(ValueError, match="clusters of at least 4 blocks"):
+        skinny.SkinnyKernelSpec("f16", splits=4, cluster=2)
 
 
 def test_shared_memory_holds_the_ring_and_the_partial_tiles():
@@ -143,7 +170,7 @@ def test_specs_name_one_instantiation_each_and_check_their_arguments():
     assert pairs <= set(skinny.GRID_ORDERS)
     spec = skinny.spec_for("bf16", 1, 4096, 4096, act="gelu", bias_mode="per_n", out_dtype="f16", b_order="F")
     grid = ", ".join(map(str, skinny.LAYOUTS[spec.layout]))
-    assert spec.name() in names and f"__nv_bfloat16, {grid}, 64, true" in spec.name() and spec.tile.endswith("/k4/tma")
+    assert spec.name() in names and f"__nv_bfloat16, {grid}, 64, true" in spec.name() and spec.tile.endswith("/k4/c4/tma")
     # B's load is a launch argument: the same instantiation either way
     assert dataclasses.replace(spec, b_load="copy").name() == spec.name()
     assert skinny.SkinnyKernelSpec("f16", layout="1x4n64", splits=4).tile == "skinny/k4"
@@ -209,16 +236,18 @@ def cp():
 
 
 def run_case(cp, m, n, k, dtype="f16", *, b_order="C", act="relu", bias_mode="per_n", beta=0.0, save_z=False,
-             out_dtype="f32", splits=None, layout=None, b_load=None, seed=0, alpha=1.5, leaky_slope=0.05):
+             out_dtype="f32", splits=None, layout=None, b_load=None, cluster=None, seed=0, alpha=1.5,
+             leaky_slope=0.05):
     a, a64, b, b64, bias, c = random_operands(cp, np.random.default_rng(seed), m, n, k, dtype, bias_mode=bias_mode,
                                               beta=beta, b_order=b_order)
     d, z = poisoned_outputs(cp, m, n, out_dtype, save_z)
     spec = skinny.spec_for(dtype, m, n, k, act=act, bias_mode=bias_mode, has_c=bool(beta), save_z=save_z,
                            out_dtype=out_dtype, b_order=b_order)
-    if splits is not None or layout is not None or b_load is not None:
-        spec = dataclasses.replace(spec, splits=spec.splits if splits is None else splits,
-                                   layout=spec.layout if layout is None else layout,
-                                   b_load=spec.b_load if b_load is None else b_load)
+    if splits is not None or layout is not None or b_load is not None or cluster is not None:
+        splits = spec.splits if splits is None else splits
+        spec = dataclasses.replace(spec, splits=splits, layout=spec.layout if layout is None else layout,
+                                   b_load=spec.b_load if b_load is None else b_load,
+                                   cluster=skinny.cluster_for(b_order, splits) if cluster is None else cluster)
     skinny.bind(spec, a, b, d, m=m, n=n, k=k, c=None if c is None else cp.asarray(c),
                 bias=None if bias is None else cp.asarray(bias), z=z, alpha=alpha, beta=beta,
                 leaky_slope=leaky_slope)()
@@ -227,7 +256,7 @@ def run_case(cp, m, n, k, dtype="f16", *, b_order="C", act="relu", bias_mode="pe
                                   leaky_slope=leaky_slope)
     got = host_d(d, out_dtype)
     what = (f"{m}x{n}x{k} {dtype} B {b_order} by {spec.b_load} {act} {bias_mode} D {out_dtype} {spec.layout} "
-            f"splits {spec.splits}")
+            f"splits {spec.splits} cluster {spec.cluster}")
     ok, max_abs, rel = check_result(got, d_ref, dtype, z_ref=z_ref if save_z else None, out_dtype=out_dtype, k=k)
     assert ok, f"D: max abs {max_abs:.3e}, rel {rel:.3e} ({what})"
     if save_z:
@@ -254,6 +283,16 @@ def test_every_split_of_k_sums_every_share(cp, splits, m, b_load):
     # K = 1000: 16 blocks of 64 (the last 40 long), dealt unevenly over 8 shares too; N 200: tiles past N
     run_case(cp, m, 200, 1000, "bf16" if m % 2 else "f16", b_order="F" if splits % 4 else "C", splits=splits,
              b_load=b_load, seed=splits + m)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("splits,cluster", [(s, c) for c in skinny.CLUSTERS for s in skinny.SPLITS if s <= c])
+def test_every_cluster_size_holds_its_tiles_shares(cp, splits, cluster):
+    # N 520: 9 tiles, so every cluster of more than one tile leaves tiles past N in the last cluster (they only
+    # join the barriers); K 1200: 19 blocks of 64, dealt unevenly; both orders and both loads over the pairs
+    index = skinny.CLUSTERS.index(cluster) + skinny.SPLITS.index(splits)
+    run_case(cp, 11, 520, 1200, "f16", b_order=skinny.B_ORDERS[index % 2], b_load=skinny.B_LOADS[index // 2 % 2],
+             splits=splits, cluster=cluster, seed=10 * cluster + splits)
 
 
 @pytest.mark.gpu

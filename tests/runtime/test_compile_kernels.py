@@ -170,3 +170,31 @@ def test_skinny_gemm_representatives_assemble_without_spills():
                                                                  ("-Xptxas", "-warn-spills")), "sm_90", cubin=True)
     assert ok, log[-3000:]
     assert cubin[:4] == b"\x7fELF" and "spill" not in log.lower(), log[-3000:]
+
+
+def test_every_skinny_cluster_size_compiles():
+    """The cluster size is a build option (FRAGLAB_SKINNY_CLUSTER) of the same instantiations: each size below the
+    default (which the instantiation test compiles) over one instantiation per warp grid and B order."""
+    from fraglab.gemm import skinny
+
+    names = tuple(skinny.SkinnyKernelSpec("f16", "relu", "per_n", True, False, "f16", order, layout).name()
+                  for layout, order in skinny.GRID_ORDERS)
+    for cluster in (c for c in skinny.CLUSTERS if c != skinny.CLUSTER):
+        ok, log = nvrtc_offline.compile_build(skinny.build_of(names, ("-G", f"-DFRAGLAB_SKINNY_CLUSTER={cluster}")),
+                                              "compute_90")
+        assert ok, log[-3000:]
+
+
+def test_skinny_timeline_build_exports_its_marks_only_when_asked():
+    """benchmarks/skinny_timeline.py finds the per-block marks by their C name in the FRAGLAB_SKINNY_TIMELINE
+    build; the library's own build must not carry them (nor the global-timer reads)."""
+    from fraglab.gemm import skinny
+
+    spec = skinny.spec_for("f16", 8, 4096, 4096, act="relu", bias_mode="per_n", out_dtype="f16", b_order="F")
+    cubins = {}
+    for options in ((), ("-DFRAGLAB_SKINNY_TIMELINE",)):
+        ok, log, cubin = nvrtc_offline.compile_build(skinny.build_of((spec.name(),), options), "sm_90", cubin=True)
+        assert ok and "warning" not in log.lower(), log[-3000:]
+        cubins[options] = cubin
+    assert b"fraglab_skinny_timeline" in cubins[("-DFRAGLAB_SKINNY_TIMELINE",)]
+    assert b"fraglab_skinny_timeline" not in cubins[()]
