@@ -1,8 +1,7 @@
 """Small skinny GEMM launches for compute-sanitizer (memcheck, racecheck, synccheck): every warp grid, both B
-orders, B by TMA and by cp.async, every split of K (1, 2, 4, 8 blocks of a cluster reducing through distributed shared memory)
-in clusters of 1, 2, 4 and 8 blocks, edges in M,
-N and K, a last cluster with tiles past N, C, a bias and Z, every D type, row pitches on A, B and D. Exits 1 if a
-result is wrong.
+orders, B by TMA and by cp.async, every split of K (1, 2, 4, 8 blocks of a cluster reducing through distributed
+shared memory) in clusters of 1, 2, 4 and 8 blocks, edges in M, N and K, a last cluster with tiles past N, C, a
+bias and Z, every D type, row pitches on A, B and D. Exits 1 if a result is wrong.
 
 Usage (device): compute-sanitizer --tool racecheck --report-api-errors no python3 benchmarks/skinny_sanitize.py
 (cuda-bindings probes the driver's entry points when it encodes the TMA map; those misses are not the kernel's)

@@ -5,8 +5,8 @@
 // of A) into a 4-deep ring, B by TMA (one 128B-swizzled box per stage on an mbarrier) or by every thread's 16-byte
 // cp.async copies (a launch argument), A by cp.async (B marked evict-first in L2, A evict-last), and feeds
 // mma.sync m16n8k16 (A padded to 16-row tiles: free while the weight's bytes bound the time).
-// The K shares of one tile are the blocks of one thread-block cluster (8 blocks: 8 / splits tiles x splits
-// shares). Each block leaves its f32 partial tile in its own shared memory; after a cluster barrier, block s of
+// The K shares of one tile are blocks of one thread-block cluster (FRAGLAB_SKINNY_CLUSTER blocks, 8 unless the
+// launcher builds another size: size / splits tiles x splits shares). Each block leaves its f32 partial tile in its own shared memory; after a cluster barrier, block s of
 // a tile sums the partials of all `splits` blocks through distributed shared memory in rank order (the same
 // order every run: deterministic), applies fraglab's Epilogue once and stores D (f32, f16 or bf16) and Z.
 // With one share (splits 1) a block reduces nothing and waits for no other block.
@@ -44,13 +44,11 @@ __device__ __forceinline__ void timeline_mark(int point) {
     unsigned long long ns;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns));
     fraglab_skinny_timeline[blockIdx.x * 8 + point] = ns;
-  }
-}
-__device__ __forceinline__ void timeline_sm() {
-  if (threadIdx.x == 0 && blockIdx.x < kTimelineBlocks) {
-    unsigned sm;
-    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
-    fraglab_skinny_timeline[blockIdx.x * 8 + 7] = sm;
+    if (point == kEntry) {
+      unsigned sm;
+      asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+      fraglab_skinny_timeline[blockIdx.x * 8 + 7] = sm;
+    }
   }
 }
 #define FRAGLAB_SKINNY_MARK(point) timeline_mark(point)
@@ -247,10 +245,7 @@ __global__ void __launch_bounds__(WarpGrid<WarpsM, WarpsN, WarpsK, BN>::kThreads
   constexpr int kBRowChunks = kBRowBytes / 16;
   extern __shared__ __align__(1024) unsigned char smem[];
 
-  FRAGLAB_SKINNY_MARK(kEntry);
-#ifdef FRAGLAB_SKINNY_TIMELINE
-  timeline_sm();
-#endif
+  FRAGLAB_SKINNY_MARK(kEntry);   // and the block's SM
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int wm = warp % WarpsM, wn = warp / WarpsM % WarpsN, wk = warp / (WarpsM * WarpsN);
   const int m_tiles = (m + 15) >> 4;
