@@ -43,7 +43,8 @@ def main() -> int:
         fns, bad = {"mm": lambda i: torch.mm(xs[i][0], xs[i][1])}, []
         for b_load, splits in itertools.product(skinny.B_LOADS, [int(s) for s in args.splits.split(",") if s]
                                                 or [chosen.splits]):
-            spec = dataclasses.replace(chosen, b_load=b_load, splits=splits)
+            spec = dataclasses.replace(chosen, b_load=b_load, splits=splits,
+                                       cluster=skinny.cluster_for(chosen.b_order, splits))
             calls = [skinny.bind(spec, a, b, d, m=m, n=n, k=k, bias=bias) for a, b, bias, _ in xs]
             err = launch_error(torch, calls[0], d, want)
             if not err < 5e-3:

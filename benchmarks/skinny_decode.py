@@ -58,8 +58,9 @@ def main() -> int:
     tdt = {"f16": torch.float16, "bf16": torch.bfloat16}[args.dtype]
     ms, sizes, orders = [int(x) for x in args.m.split(",")], [int(x) for x in args.nk.split(",")], args.orders.split(",")
     base = skinny.SkinnyKernelSpec(args.dtype, "relu", "per_n", False, False, args.dtype)
-    builds = {dataclasses.replace(base, b_order=o, layout=lay).build()
-              for m, o in itertools.product(ms, orders) for lay in layouts_tried(m) + (four_warp_choice(m, 1),) if lay}
+    builds = {dataclasses.replace(base, b_order=o, layout=lay, cluster=skinny.cluster_for(o, s)).build()
+              for m, o in itertools.product(ms, orders) for lay in layouts_tried(m) + (four_warp_choice(m, 1),) if lay
+              for s in skinny.SPLITS}
     with ThreadPoolExecutor(16) as pool:   # every skinny module at once (the wgmma ones compile on first use)
         list(pool.map(gpu.module, builds))
     gen = torch.Generator(device="cuda").manual_seed(25)
@@ -71,8 +72,9 @@ def main() -> int:
         chosen = [prepare(a, b, bias=bias, act="relu", out=d) for a, b, bias, _ in xs]
         old_layout = four_warp_choice(m, n)
         if old_layout:
-            old_spec = dataclasses.replace(base, b_order=order, layout=old_layout,
-                                           splits=skinny.choose_splits(m, n, k))
+            old_splits = skinny.choose_splits(m, n, k)
+            old_spec = dataclasses.replace(base, b_order=order, layout=old_layout, splits=old_splits,
+                                           cluster=skinny.cluster_for(order, old_splits))
             old = [skinny.bind(old_spec, a, b, d, m=m, n=n, k=k, bias=bias) for a, b, bias, _ in xs]
             old_tile = old_spec.tile
         else:   # the wgmma kernel's scheduled tile (tile='128x64' alone would name WMMA's tile of that name)
@@ -83,7 +85,8 @@ def main() -> int:
                "lt": lambda i: torch._addmm_activation(xs[i][3], xs[i][0], xs[i][1])}
         bad = []
         for layout, splits in itertools.product(layouts_tried(m), SPLITS_TRIED.get(n, (1, 2, 4))):
-            spec = dataclasses.replace(base, b_order=order, layout=layout, splits=splits)
+            spec = dataclasses.replace(base, b_order=order, layout=layout, splits=splits,
+                                       cluster=skinny.cluster_for(order, splits))
             launches = [skinny.bind(spec, a, b, d, m=m, n=n, k=k, bias=bias) for a, b, bias, _ in xs]
             err = launch_error(torch, launches[0], d, want)
             if not err < 5e-3:

@@ -27,36 +27,22 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from decode_inputs import decode_inputs, launch_error  # noqa: E402
 from fraglab.gemm import skinny  # noqa: E402
 from fraglab.runtime import gpu  # noqa: E402
-from fraglab.runtime.build import KernelBuild  # noqa: E402
 
 SHAPES = "1,4096,4096,F;8,4096,4096,F;8,4096,4096,C;32,4096,4096,F;16,4096,14336,F;16,14336,4096,F"
 MARKS = 8             # per block: 7 global-timer marks and the SM (fraglab_skinny_timeline in skinny.cu)
 TIMELINE_BLOCKS = 4096
 
 
-def timeline_launches(spec, stages: int, xs, d, m: int, n: int, k: int):
-    """One launch per input set of the timeline build with this ring depth (and the spec's cluster size), and the
-    timeline."""
+def timeline_launches(spec, xs, d, m: int, n: int, k: int):
+    """One launch per input set of the spec's timeline build (skinny.bind), and the timeline it writes."""
     cp = gpu.cupy()
-    name = spec.name()
-    module = gpu.module(KernelBuild(skinny.ENTRY, (name,), ("-DFRAGLAB_SKINNY_TIMELINE",
-                                                           f"-DFRAGLAB_SKINNY_STAGES={stages}",
-                                                           f"-DFRAGLAB_SKINNY_CLUSTER={spec.cluster}")))
-    kernel = module.get_function(name)
-    smem = skinny.smem_bytes(m, spec.layout, stages)
-    kernel.max_dynamic_shared_size_bytes = max(smem, kernel.max_dynamic_shared_size_bytes)
+    spec = dataclasses.replace(spec, timeline=True)
     grid = skinny.grid_blocks(n, spec.splits, spec.cluster)
     if grid > TIMELINE_BLOCKS:
         raise SystemExit(f"{grid} blocks: the timeline holds {TIMELINE_BLOCKS}")
-    calls = []
-    for a, b, bias, _ in xs:
-        ldb = b.stride(1) if spec.b_order == "F" else b.stride(0)
-        key = (spec, m, n, k, a.data_ptr(), b.data_ptr(), d.data_ptr(), 0, bias.data_ptr(), 0, 1.0, 0.0, 0.01,
-               k, ldb, n, n, n, n)
-        calls.append(gpu.PackedLaunch(kernel, grid, skinny.threads(spec.layout), skinny.launch_parameters(key),
-                                      shared_mem=smem))
-    timeline = cp.ndarray((TIMELINE_BLOCKS * MARKS,), cp.uint64, memptr=module.get_global("fraglab_skinny_timeline"))
-    return calls, timeline, grid
+    calls = [skinny.bind(spec, a, b, d, m=m, n=n, k=k, bias=bias) for a, b, bias, _ in xs]
+    memory = gpu.module(spec.build()).get_global("fraglab_skinny_timeline")
+    return calls, cp.ndarray((TIMELINE_BLOCKS * MARKS,), cp.uint64, memptr=memory), grid
 
 
 def phases(marks: np.ndarray) -> dict:
@@ -94,8 +80,9 @@ def main() -> int:
             stages, cluster, splits, load = ((fields.split("|") if fields else []) + [""] * 4)[:4]
             splits = int(splits) if splits else scheduled.splits
             spec = dataclasses.replace(scheduled, splits=splits, b_load=load or scheduled.b_load,
-                                       cluster=int(cluster) if cluster else skinny.cluster_for(order, splits))
-            calls, timeline, grid = timeline_launches(spec, int(stages or skinny.STAGES), xs, d, m, n, k)
+                                       cluster=int(cluster) if cluster else skinny.cluster_for(order, splits),
+                                       stages=int(stages) if stages else scheduled.stages)
+            calls, timeline, grid = timeline_launches(spec, xs, d, m, n, k)
             err = launch_error(torch, calls[0], d, want)
             if not err < 5e-3:
                 print(f"{text} {label}: wrong D (error {err:.1e})", flush=True)

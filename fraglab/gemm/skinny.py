@@ -32,7 +32,9 @@ LAYOUTS = {"1x4n64": (1, 4, 1),       # M <= 32: 16 columns per warp, every row 
 BN = 64                               # kBN: columns of D per tile
 MAX_M = 128
 BK = 64                               # kBK: K per ring stage
-STAGES = 4
+STAGES = 4                            # ring depth by default (FRAGLAB_SKINNY_STAGES, a build option)
+STAGE_CHOICES = (2, 3, 4, 6, 8, 12, 16)
+SMEM_LIMIT = 227 * 1024               # dynamic shared memory a block may take on sm_90
 CLUSTER = 8                           # blocks per cluster by default: (CLUSTER / splits) tiles x splits shares of K
 CLUSTERS = (1, 2, 4, 8)               # FRAGLAB_SKINNY_CLUSTER, a build option: one module per size used
 SPLITS = (1, 2, 4, 8)
@@ -156,13 +158,15 @@ class SkinnyKernelSpec:
     splits: int = 1          # a launch argument (not the kernel's name), as the wgmma spec's L2 promotion
     b_load: str = "copy"     # a launch argument too: one of B_LOADS
     cluster: int = CLUSTER   # a build option (FRAGLAB_SKINNY_CLUSTER), not the kernel's name: one of CLUSTERS
+    stages: int = STAGES     # a build option too (FRAGLAB_SKINNY_STAGES): the ring's depth, for sweeps
+    timeline: bool = False   # a profiling build (FRAGLAB_SKINNY_TIMELINE): benchmarks/skinny_timeline.py
 
     def __post_init__(self):
         for value, valid, argument in ((self.dtype, DTYPES, "dtype"), (self.out_dtype, OUT_DTYPES, "out_dtype"),
                                        (self.act, ACT_KINDS, "act"), (self.bias_mode, BIAS_MODES, "bias_mode"),
                                        (self.b_order, B_ORDERS, "b_order"), (self.layout, tuple(LAYOUTS), "layout"),
                                        (self.splits, SPLITS, "splits"), (self.b_load, B_LOADS, "b_load"),
-                                       (self.cluster, CLUSTERS, "cluster")):
+                                       (self.cluster, CLUSTERS, "cluster"), (self.stages, STAGE_CHOICES, "stages")):
             check_choice(value, valid, argument)
         if self.cluster < self.splits:
             raise ValueError(f"cluster {self.cluster} cannot hold a tile's {self.splits} shares of K: clusters of "
@@ -173,7 +177,7 @@ class SkinnyKernelSpec:
         """What benchmarks print in the tile column: the kernel and its split of K."""
         grid = "" if self.layout in ("1x4n64", "4x1n64") else f"{self.layout}/"
         return (f"skinny/{grid}k{self.splits}" + ("" if self.cluster == CLUSTER else f"/c{self.cluster}")
-                + ("/tma" if self.b_load == "tma" else ""))
+                + ("" if self.stages == STAGES else f"/s{self.stages}") + ("/tma" if self.b_load == "tma" else ""))
 
     store = "direct"   # D goes straight from the reduction to memory, at any row pitch
 
@@ -185,7 +189,10 @@ class SkinnyKernelSpec:
                 f"{epilogue_cpp(self.act, self.bias_mode, self.has_c, self.save_z)}>")
 
     def build(self) -> KernelBuild:
-        options = () if self.cluster == CLUSTER else (f"-DFRAGLAB_SKINNY_CLUSTER={self.cluster}",)
+        """The instantiation with this spec's build options (only those that differ from the kernel's defaults)."""
+        options = ((() if self.cluster == CLUSTER else (f"-DFRAGLAB_SKINNY_CLUSTER={self.cluster}",))
+                   + (() if self.stages == STAGES else (f"-DFRAGLAB_SKINNY_STAGES={self.stages}",))
+                   + (("-DFRAGLAB_SKINNY_TIMELINE",) if self.timeline else ()))
         return KernelBuild(ENTRY, (self.name(),), options)
 
 
@@ -255,13 +262,13 @@ _KERNELS: dict = {}
 
 
 def _kernel(spec: SkinnyKernelSpec, smem: int):
-    key = (spec.name(), spec.cluster)
-    kernel = _KERNELS.get(key)
+    build = spec.build()   # the key: one CUfunction per instantiation and build options
+    kernel = _KERNELS.get(build)
     if kernel is None:
         from ..runtime import gpu
 
-        kernel = gpu.function(spec.build(), spec.name())
-        _KERNELS[key] = kernel
+        kernel = gpu.function(build, spec.name())
+        _KERNELS[build] = kernel
     if kernel.max_dynamic_shared_size_bytes < smem:
         kernel.max_dynamic_shared_size_bytes = smem
     return kernel
@@ -307,7 +314,10 @@ def _packed_launch(key):
     if not 1 <= m <= layout_max_m(spec.layout):
         raise ValueError(f"the skinny GEMM's layout {spec.layout} takes M from 1 to {layout_max_m(spec.layout)}, "
                          f"not {m}")
-    smem = smem_bytes(m, spec.layout)
+    smem = smem_bytes(m, spec.layout, spec.stages)
+    if smem > SMEM_LIMIT:
+        raise ValueError(f"stages {spec.stages} at M {m} need {smem} bytes of shared memory, more than a block may "
+                         f"take ({SMEM_LIMIT}): fewer stages")
     return gpu.PackedLaunch(_kernel(spec, smem), grid_blocks(n, spec.splits, spec.cluster), threads(spec.layout),
                             launch_parameters(key), shared_mem=smem)
 
@@ -318,4 +328,4 @@ _LAUNCHES = BoundedMemo(_packed_launch, 256)
 __all__ = ["DTYPES", "OUT_DTYPES", "MAX_M", "LAYOUTS", "GRID_ORDERS", "FORCED_TILE", "SkinnyKernelSpec", "spec_for",
            "planned", "all_specs", "build_of", "layout_for", "layout_max_m", "choose_splits", "grid_blocks",
            "smem_bytes", "threads", "bind", "bind_plan", "launch_parameters", "B_LOADS", "B_LOAD_RULES", "b_load_for",
-           "CLUSTERS", "CLUSTER_RULES", "cluster_for"]
+           "CLUSTERS", "CLUSTER_RULES", "cluster_for", "STAGE_CHOICES"]

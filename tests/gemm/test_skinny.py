@@ -149,6 +149,17 @@ def test_cluster_for_follows_the_measured_rules():
         skinny.SkinnyKernelSpec("f16", splits=4, cluster=2)
 
 
+def test_ring_depth_and_the_timeline_are_build_options_of_one_instantiation():
+    spec = skinny.spec_for("f16", 8, 4096, 4096, act="relu", bias_mode="per_n", b_order="F")
+    deep = dataclasses.replace(spec, stages=8, timeline=True)
+    assert deep.name() == spec.name() and deep.tile == "skinny/k4/c4/s8/tma"
+    assert deep.build().options == ("-DFRAGLAB_SKINNY_CLUSTER=4", "-DFRAGLAB_SKINNY_STAGES=8",
+                                    "-DFRAGLAB_SKINNY_TIMELINE")
+    assert deep.build() != spec.build() and dataclasses.replace(deep, stages=4, timeline=False).build() == spec.build()
+    with pytest.raises(ValueError, match="stages 5"):
+        skinny.SkinnyKernelSpec("f16", stages=5)
+
+
 def test_shared_memory_holds_the_ring_and_the_partial_tiles():
     for layout, (warps_m, warps_n, warps_k) in skinny.LAYOUTS.items():
         assert skinny.threads(layout) == 32 * warps_m * warps_n * warps_k
@@ -236,8 +247,8 @@ def cp():
 
 
 def run_case(cp, m, n, k, dtype="f16", *, b_order="C", act="relu", bias_mode="per_n", beta=0.0, save_z=False,
-             out_dtype="f32", splits=None, layout=None, b_load=None, cluster=None, seed=0, alpha=1.5,
-             leaky_slope=0.05):
+             out_dtype="f32", splits=None, layout=None, b_load=None, cluster=None, stages=None, timeline=False,
+             seed=0, alpha=1.5, leaky_slope=0.05):
     a, a64, b, b64, bias, c = random_operands(cp, np.random.default_rng(seed), m, n, k, dtype, bias_mode=bias_mode,
                                               beta=beta, b_order=b_order)
     d, z = poisoned_outputs(cp, m, n, out_dtype, save_z)
@@ -248,6 +259,8 @@ def run_case(cp, m, n, k, dtype="f16", *, b_order="C", act="relu", bias_mode="pe
         spec = dataclasses.replace(spec, splits=splits, layout=spec.layout if layout is None else layout,
                                    b_load=spec.b_load if b_load is None else b_load,
                                    cluster=skinny.cluster_for(b_order, splits) if cluster is None else cluster)
+    if stages is not None or timeline:
+        spec = dataclasses.replace(spec, stages=spec.stages if stages is None else stages, timeline=timeline)
     skinny.bind(spec, a, b, d, m=m, n=n, k=k, c=None if c is None else cp.asarray(c),
                 bias=None if bias is None else cp.asarray(bias), z=z, alpha=alpha, beta=beta,
                 leaky_slope=leaky_slope)()
@@ -283,6 +296,16 @@ def test_every_split_of_k_sums_every_share(cp, splits, m, b_load):
     # K = 1000: 16 blocks of 64 (the last 40 long), dealt unevenly over 8 shares too; N 200: tiles past N
     run_case(cp, m, 200, 1000, "bf16" if m % 2 else "f16", b_order="F" if splits % 4 else "C", splits=splits,
              b_load=b_load, seed=splits + m)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("stages", [2, 8, 16])
+def test_other_ring_depths_and_the_timeline_build_compute_the_same_d(cp, stages):
+    # the sweeps' ring depths (FRAGLAB_SKINNY_STAGES) and the profiling build go through skinny.bind as the library's
+    # own launches do: K 1000 wraps the ring several times at 2 stages, fewer than one pass at 16
+    for b_order in skinny.B_ORDERS:
+        run_case(cp, 9, 200, 1000, "f16", b_order=b_order, b_load="tma", splits=2, stages=stages,
+                 timeline=stages == 8, seed=stages)
 
 
 @pytest.mark.gpu
