@@ -12,11 +12,9 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.skinny_sweep import build  # noqa: E402
+from benchmarks.skinny_sweep import variant_spec  # noqa: E402
 from fraglab.gemm import skinny  # noqa: E402
 from fraglab.runtime import gpu  # noqa: E402
 
@@ -32,9 +30,9 @@ def main() -> int:
         if variant:
             variant = (variant[0], *map(int, variant[1:]))
         jobs.append((variant, int(m), int(n), int(k), order))
-    builds = {(v[0], o, v[2], v[3]): build(v[0], o, v[2], v[3]) for v, m, n, k, o in jobs if v}
+    specs = {(v, o): variant_spec(v[0], o, v[1], v[2], v[3]) for v, m, n, k, o in jobs if v}
     with ThreadPoolExecutor(16) as pool:
-        list(pool.map(gpu.module, builds.values()))
+        list(pool.map(gpu.module, {spec.build() for spec in specs.values()}))
     gen = torch.Generator(device="cuda").manual_seed(3)
     bad = 0
     for variant, m, n, k, order in jobs:
@@ -46,17 +44,8 @@ def main() -> int:
             torch.mm(a, b)
             torch.cuda.synchronize()
             continue
-        layout, splits, stages, cluster = variant
-        module = builds[(layout, order, stages, cluster)]
-        fn = gpu.function(module, module.name_expressions[0])
-        fn.max_dynamic_shared_size_bytes = 227 * 1024
         d = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float16)
-        params = (np.uint64(a.data_ptr()), np.uint64(b.data_ptr()), np.uint64(d.data_ptr()), np.uint64(0),
-                  np.uint64(bias.data_ptr()), np.uint64(0), np.int32(m), np.int32(n), np.int32(k), np.int32(k),
-                  np.int32(k if order == "F" else n), np.int32(n), np.int32(n), np.int32(n), np.int32(n),
-                  np.int32(splits), np.int32(1), np.float32(1), np.float32(0), np.float32(0.01))
-        gpu.PackedLaunch(fn, skinny.grid_blocks(n, splits, cluster), skinny.threads(layout), params,
-                         shared_mem=skinny.smem_bytes(m, layout, stages))()
+        skinny.bind(specs[(variant, order)], a, b, d, m=m, n=n, k=k, bias=bias)()
         torch.cuda.synchronize()
         want = torch.relu(a.double() @ b.double() + bias.double()).float()   # on the GPU, but no GEMM kernel
         err = float(((d.float() - want).abs().max() / want.abs().max()).item())

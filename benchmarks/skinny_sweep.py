@@ -15,8 +15,6 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -42,9 +40,9 @@ CASES = {
 }
 
 
-def build(layout: str, order: str, stages: int, cluster: int):
-    spec = skinny.SkinnyKernelSpec("f16", "relu", "per_n", False, False, "f16", order, layout)
-    return skinny.build_of((spec.name(),), (f"-DFRAGLAB_SKINNY_STAGES={stages}", f"-DFRAGLAB_SKINNY_CLUSTER={cluster}"))
+def variant_spec(layout: str, order: str, splits: int, stages: int, cluster: int) -> skinny.SkinnyKernelSpec:
+    return skinny.SkinnyKernelSpec("f16", "relu", "per_n", False, False, "f16", order, layout, splits,
+                                   cluster=cluster, stages=stages)
 
 
 def main() -> int:
@@ -56,8 +54,8 @@ def main() -> int:
     import torch
 
     plans = [c for name in args.cases.split(",") for c in CASES[name]]
-    builds = {(lay, o, st, cl): build(lay, o, st, cl) for ms, ns, ks, orders, vs in plans for o in orders
-              for lay, _, st, cl in vs}
+    builds = {variant_spec(lay, o, sp, st, cl).build() for ms, ns, ks, orders, vs in plans for o in orders
+              for lay, sp, st, cl in vs if sp <= cl}
     from fraglab.gemm import api
     from fraglab.gemm.validate import GemmPlan
 
@@ -65,10 +63,7 @@ def main() -> int:
                                   None, True, "none")).build()
                   for ms, ns, ks, orders, vs in plans for m, n, k, o in itertools.product(ms, ns, ks, orders)}
     with ThreadPoolExecutor(16) as pool:   # every module at once: the GEMMs fraglab picks today and the variants
-        list(pool.map(gpu.module, list(builds.values()) + list(now_builds)))
-    kernels = {key: gpu.function(b, b.name_expressions[0]) for key, b in builds.items()}
-    for k in kernels.values():
-        k.max_dynamic_shared_size_bytes = 227 * 1024
+        list(pool.map(gpu.module, list(builds) + list(now_builds)))
     gen = torch.Generator(device="cuda").manual_seed(11)
     rows = []
     print(f"{'B':>1} {'M':>4} {'N':>6} {'K':>6} {'mm':>6} {'now':>6} {'/mm':>5}  best (us, x mm, TB/s); next",
@@ -85,17 +80,8 @@ def main() -> int:
             for layout, splits, stages, cluster in variants:
                 if m > skinny.layout_max_m(layout) or splits > cluster:
                     continue
-                shared = skinny.smem_bytes(m, layout, stages)
-                launches = []
-                for a, b, bias, _ in xs:
-                    params = (np.uint64(a.data_ptr()), np.uint64(b.data_ptr()), np.uint64(d.data_ptr()), np.uint64(0),
-                              np.uint64(bias.data_ptr()), np.uint64(0), np.int32(m), np.int32(n), np.int32(k),
-                              np.int32(k), np.int32(k if order == "F" else n), np.int32(n), np.int32(n), np.int32(n),
-                              np.int32(n), np.int32(splits), np.int32(1), np.float32(1), np.float32(0),
-                              np.float32(0.01))
-                    launches.append(gpu.PackedLaunch(kernels[(layout, order, stages, cluster)],
-                                                     skinny.grid_blocks(n, splits, cluster),
-                                                     skinny.threads(layout), params, shared_mem=shared))
+                spec = variant_spec(layout, order, splits, stages, cluster)
+                launches = [skinny.bind(spec, a, b, d, m=m, n=n, k=k, bias=bias) for a, b, bias, _ in xs]
                 err = launch_error(torch, launches[0], d, want)
                 name = f"{layout}/k{splits}/s{stages}/c{cluster}"
                 if not err < 2e-3:
