@@ -21,8 +21,8 @@ from . import skinny as gemm_skinny
 from . import wgmma as gemm_wgmma
 from . import wmma as gemm_wmma
 from .torch_road import current_stream, torch_gemm, torch_module
-from .validate import (KERNELS, OUT_DTYPES, GemmArgumentError, GemmPlan, KernelFallback, check_scales, is_aligned,
-                       stream_handle, tensor_core_kernel, validate_gemm_args)
+from .validate import (ALIGN_BYTES, KERNELS, OUT_DTYPES, GemmArgumentError, GemmPlan, KernelFallback, check_scales,
+                       is_aligned, stream_handle, tensor_core_kernel, validate_gemm_args)
 
 
 @dataclass
@@ -83,19 +83,19 @@ def prepare(a, b, *, c=None, bias=None, bias_mode: Optional[str] = None, act: st
             and (z_out is None or isinstance(z_out, nd))):
         a, b, c, bias, out, z_out, input_dtype, out_dtype = _from_foreign(cp, a, b, c, bias, out, z_out, input_dtype,
                                                                           out_dtype)
+    elif scale_a is None and scale_b is None:
+        road = _signature_road(a, b, c, bias, bias_mode, act, alpha, beta, leaky_slope, save_z, out, z_out, kernel,
+                               input_dtype, tile, out_dtype)
+        prepared = road and _prepared_on_road(cp, road, a, b, c, bias, alpha, beta, leaky_slope, out, z_out)
+        if prepared is not None:   # else an address TMA cannot take: the full road below
+            return prepared
     plan = validate_gemm_args(a, b, c=c, bias=bias, bias_mode=bias_mode, act=act, alpha=alpha, beta=beta,
                               leaky_slope=leaky_slope, save_z=save_z, out=out, kernel=kernel,
                               input_dtype=input_dtype, out_dtype=out_dtype, z_out=z_out)
     scale_a, scale_b = _scales_as_cupy(cp, scale_a, scale_b)
     scales = check_scales(scale_a, scale_b, plan.dtype, plan.m, plan.n, plan.k)   # e4m3 only: the wgmma kernel
     m, n = plan.m, plan.n
-    capturing = (out is None or (plan.save_z and z_out is None)) and gpu.stream_is_capturing(
-        cp.cuda.get_current_stream().ptr)
-    with gpu.relaxed_capture() if capturing else _NO_STREAM:   # CuPy's pool may grow (cudaMalloc) under capture
-        d = out if out is not None else cp.empty((m, n), dtype=d_dtype(cp, plan.out_dtype, a))
-        z = None
-        if plan.save_z:
-            z = z_out if z_out is not None else cp.empty((m, n), dtype=cp.float32)
+    capturing, d, z = _outputs(cp, plan, a, out, z_out)
     c_arg = c if plan.has_c else None
     bias_arg = bias if plan.bias_mode != "none" else None
     if m == 0 or n == 0 or plan.k == 0:
@@ -142,6 +142,79 @@ def prepare(a, b, *, c=None, bias=None, bias_mode: Optional[str] = None, act: st
     elif z is not None and a_in is not a and _is_torch(a_in):
         z_result = _to_torch(z)
     return PreparedGemm(plan, spec, d_result, z_result, launch, cast)
+
+
+def _outputs(cp, plan: GemmPlan, a, out, z_out):
+    """(capturing, D, Z): `out` and `z_out`, or new arrays from CuPy's pool on the current stream (allowed to grow
+    while the stream is being captured into a CUDA graph)."""
+    capturing = (out is None or (plan.save_z and z_out is None)) and gpu.stream_is_capturing(
+        cp.cuda.get_current_stream().ptr)
+    with gpu.relaxed_capture() if capturing else _NO_STREAM:   # CuPy's pool may grow (cudaMalloc) under capture
+        d = out if out is not None else cp.empty((plan.m, plan.n), dtype=d_dtype(cp, plan.out_dtype, a))
+        z = None
+        if plan.save_z:
+            z = z_out if z_out is not None else cp.empty((plan.m, plan.n), dtype=cp.float32)
+    return capturing, d, z
+
+
+# A call of CuPy arrays whose signature (shapes, strides and dtypes of every array, which of them are the same
+# array, and the other arguments) was seen: its plan and wgmma (or skinny) spec, or False where the full road runs
+# (another kernel, a notice to give, an empty problem). Validation reads nothing else from the arrays (the torch
+# road keeps its plans the same way); the addresses are checked on every call.
+_SIGNATURE_ROADS = BoundedMemo(lambda key: None, 512)
+
+
+def _array_signature(x):
+    return None if x is None else (x.shape, x.strides, x.dtype)
+
+
+def _signature_road(a, b, c, bias, bias_mode, act, alpha, beta, leaky_slope, save_z, out, z_out, kernel, input_dtype,
+                    tile, out_dtype):
+    """(plan, spec) of a CuPy call the wgmma kernel takes as its signature says, or None (the full road)."""
+    others = None
+    if c is not None or bias is not None or out is not None or z_out is not None:
+        others = (_array_signature(c), _array_signature(bias), _array_signature(out), _array_signature(z_out),
+                  out is not None and (out is a or out is b or out is bias), z_out is not None and z_out is out)
+    # the numbers' types too: True == 1 == 1.0 as keys, and validation refuses a bool
+    key = (a.shape, a.strides, a.dtype, b.shape, b.strides, b.dtype, others, bias_mode, act, alpha, type(alpha), beta,
+           type(beta), leaky_slope, type(leaky_slope), save_z, kernel, input_dtype, tile, out_dtype)
+    try:
+        road = _SIGNATURE_ROADS.get(key)
+    except TypeError:   # an unhashable argument: the full road says what is wrong with it
+        return None
+    if road is None:
+        plan = validate_gemm_args(a, b, c=c, bias=bias, bias_mode=bias_mode, act=act, alpha=alpha, beta=beta,
+                                  leaky_slope=leaky_slope, save_z=save_z, out=out, kernel=kernel,
+                                  input_dtype=input_dtype, out_dtype=out_dtype, z_out=z_out)
+        road = False
+        if plan.m and plan.n and plan.k and plan.kernel != "simt" and check_scales(None, None, plan.dtype, plan.m,
+                                                                                  plan.n, plan.k) == "none":
+            # the kernel the full road picks for 16-byte aligned addresses (the only ones this road takes)
+            family, notice = tensor_core_kernel(requested_kernel(kernel, tile), _compute_capability(), plan.k,
+                                                plan.n, (), plan.dtype, strided=plan.strided,
+                                                m=plan.m if plan.a_order == "F" else 0)
+            if family == "wgmma" and notice is None:
+                road = (plan, _spec("wgmma", plan, tile, True))
+        _SIGNATURE_ROADS.remember(key, road)
+    return road or None
+
+
+def _prepared_on_road(cp, road, a, b, c, bias, alpha, beta, leaky_slope, out, z_out):
+    """prepare()'s result for a remembered signature (_signature_road), or None where an address is not 16-byte
+    aligned (the full road then picks the kernel and gives its notice)."""
+    plan, spec = road
+    c_arg = c if plan.has_c else None
+    bias_arg = bias if plan.bias_mode != "none" else None
+    z_given = z_out if plan.save_z else None
+    addresses = a.data.ptr | b.data.ptr
+    for x in (c_arg, bias_arg, out, z_given):
+        if x is not None:
+            addresses |= x.data.ptr
+    if addresses % ALIGN_BYTES:
+        return None
+    _, d, z = _outputs(cp, plan, a, out, z_given)
+    launch = _launcher("wgmma", spec, plan, a, b, d, c_arg, bias_arg, z, alpha, beta, leaky_slope)
+    return PreparedGemm(plan, spec, d, z, launch)
 
 
 def _empty_problem(cp, plan: GemmPlan, a_in, d, z, c, bias, beta, leaky_slope, out_in, z_in) -> PreparedGemm:

@@ -204,3 +204,38 @@ def test_a_torch_stream_is_honoured(cp, torch):
     assert not stream.query()
     stream.synchronize()
     assert check_result(d.get(), reference_gemm(a, b)[0], "f16")[0]
+
+
+def test_a_remembered_signature_still_checks_addresses_identity_and_argument_types(cp, sm90):
+    """The CuPy road remembers a call's plan by its arrays' shapes, strides and dtypes (api._signature_road): the
+    same signature with an address TMA cannot take falls back to WMMA with its notice, the same shapes with out
+    being b are refused, and alpha True (== 1.0 as a key) is refused as it is on a first call."""
+    import fraglab
+    from fraglab.gemm.validate import KernelFallback
+
+    a, b, bias = _inputs(64, 136, 72, seed=11)
+    da, db, dbias = cp.asarray(a), cp.asarray(b), cp.asarray(bias)
+    ref, _ = reference_gemm(a, b, bias=bias, bias_mode="per_n", act="relu")
+    first = fraglab.gemm(da, db, bias=dbias, act="relu", out_dtype="f16")
+    again = fraglab.gemm(da, db, bias=dbias, act="relu", out_dtype="f16")
+    assert again.data.ptr != first.data.ptr   # a new D each call (the first is still held)
+    for d in (first, again):
+        assert check_result(_host_d(d, "f16"), ref, "f16", out_dtype="f16")[0]
+    # A two bytes into a buffer: the same shape, strides and dtype, an address 16-byte TMA cannot take
+    flat = cp.empty(a.size + 8, dtype=cp.float16)
+    shifted = flat[1:1 + a.size].reshape(a.shape)
+    shifted[...] = da
+    assert shifted.strides == da.strides and shifted.data.ptr % 16
+    with pytest.warns(KernelFallback, match="WMMA"):
+        d = fraglab.gemm(shifted, db, bias=dbias, act="relu", out_dtype="f16")
+    assert check_result(_host_d(d, "f16"), ref, "f16", out_dtype="f16")[0]
+    out = cp.empty((64, 136), dtype=cp.float16)
+    fraglab.gemm(da, db, bias=dbias, act="relu", out=out)
+    square = cp.asarray(_inputs(64, 64, 64, seed=12)[0])
+    fraglab.gemm(square, square, out=cp.empty((64, 64), dtype=cp.float16))
+    with pytest.raises(api.GemmArgumentError, match="out"):
+        fraglab.gemm(square, square, out=square)   # the same signature as the call above, out now being b
+    with pytest.raises(api.GemmArgumentError, match="alpha"):
+        fraglab.gemm(da, db, bias=dbias, act="relu", out_dtype="f16", alpha=True)
+    with pytest.raises(api.GemmArgumentError, match="act"):
+        fraglab.gemm(da, db, act=["relu"])   # unhashable: no signature, the full road names it
