@@ -114,6 +114,7 @@ def fake(monkeypatch):
     monkeypatch.setattr(api, "_COMPUTE_CAPABILITY", 90)
     monkeypatch.setattr(api, "_SM_COUNT", 132)
     monkeypatch.setattr(api, "_SPECS", BoundedMemo(api._make_spec, 1024))
+    monkeypatch.setattr(api, "_SIGNATURE_ROADS", BoundedMemo(lambda key: None, 512))   # no plan from another test
     monkeypatch.setattr(api, "_STREAM_TYPES", ())
     monkeypatch.setattr(cast, "_BF16", None)   # this stand-in has no bfloat16: bf16 travels as uint16 bits
     # the wgmma road's tests: no M goes to the skinny GEMM (tests/gemm/test_skinny.py has that road)
@@ -342,6 +343,69 @@ def test_specs_are_shared_between_calls(fake):
     first = api.prepare(a, b, act="relu", out_dtype="f16").kernel_spec
     assert api.prepare(a, b, act="relu", out_dtype="f16").kernel_spec is first
     assert api.prepare(a, b, act="relu", out_dtype="bf16").kernel_spec is not first
+
+
+def _counting_validation(monkeypatch):
+    calls = []
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return validate_gemm_args(*args, **kwargs)
+
+    monkeypatch.setattr(api, "validate_gemm_args", counted)
+    return calls
+
+
+def test_a_seen_signature_is_validated_once_and_launched_on_each_calls_arrays(fake, monkeypatch):
+    calls = _counting_validation(monkeypatch)
+    a, b = _ab()
+    bias = device(np.zeros(48, np.float32))
+    first = api.prepare(a, b, bias=bias, act="relu", out_dtype="f16")
+    a2, b2 = _ab()   # the same shapes, strides and dtypes at other addresses
+    second = api.prepare(a2, b2, bias=bias, act="relu", out_dtype="f16")
+    assert len(calls) == 1 and second.plan is first.plan and second.kernel_spec is first.kernel_spec
+    second()
+    spec, a_bound, b_bound, d_bound = fake.launched[-1][1][:4]
+    assert a_bound is a2 and b_bound is b2 and d_bound is second.d and second.d is not first.d
+    assert fake.launched[-1][2]["bias"] is bias
+    # another signature (a column-major B of the same shape) is validated on its own
+    api.prepare(a, device(np.asarray(b).T.copy()).T, bias=bias, act="relu", out_dtype="f16")
+    assert len(calls) == 2
+
+
+def test_a_seen_signature_at_a_misaligned_address_takes_the_full_road(fake):
+    from fraglab.gemm.validate import KernelFallback
+
+    a, b = _ab()
+    assert isinstance(api.prepare(a, b, act="relu").kernel_spec, gemm_wgmma.WgmmaKernelSpec)
+    flat = device(np.zeros(a.size + 8, np.float16))
+    shifted = flat[1:1 + a.size].reshape(a.shape)   # the same shape, strides and dtype, 2 bytes off 16
+    assert shifted.strides == a.strides and shifted.data.ptr % 16
+    with pytest.warns(KernelFallback, match="WMMA"):
+        run = api.prepare(shifted, b, act="relu")
+    assert isinstance(run.kernel_spec, gemm_wmma.WmmaKernelSpec)
+
+
+def test_a_seen_signature_still_refuses_what_a_first_call_refuses(fake):
+    a, b = _ab(m=48, k=48, n=48)
+    api.prepare(a, b, out=device(np.zeros((48, 48), np.float16)))
+    with pytest.raises(GemmArgumentError, match="^out: must not be the same array as b"):
+        api.prepare(a, b, out=b)   # out's shape and dtype as before; now it is b
+    api.prepare(a, b, alpha=1.0)
+    with pytest.raises(GemmArgumentError, match="^alpha"):
+        api.prepare(a, b, alpha=True)   # a key equal to 1.0's
+    with pytest.raises(GemmArgumentError, match="^act"):
+        api.prepare(a, b, act=["relu"])   # unhashable: no signature, the full road names it
+
+
+def test_signatures_another_kernel_takes_are_remembered_as_the_full_road(fake, monkeypatch):
+    calls = _counting_validation(monkeypatch)
+    a, b = _ab(dtype=np.float32)
+    for _ in range(2):
+        assert api.prepare(a, b).kernel_spec == gemm_simt.choose_rung(64, 48, 32)
+    # the first call: the signature's check, then the full road's; the second: the full road's alone
+    assert len(calls) == 3
+    assert list(api._SIGNATURE_ROADS.values()) == [False]
 
 
 def test_cupy_arrays_never_reach_the_conversions(fake, monkeypatch):
