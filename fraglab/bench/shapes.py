@@ -10,6 +10,7 @@ is twice the L2 (so a decode GEMM reads its weight from DRAM, as in a model, not
 
 from __future__ import annotations
 
+import statistics
 from dataclasses import dataclass
 
 # Llama-3-style projections: hidden size, K/V width (8 KV heads x 128), FFN width; gate and up fused into one GEMM
@@ -132,4 +133,50 @@ def run_shapes(shapes: list[Shape], *, dtype: str = "f16", act: str = "relu", bi
             "out_dtype": out_dtype, "b_order": b_order}
 
 
-__all__ = ["Shape", "SHAPE_SETS", "SHAPE_COLUMNS", "MODELS", "projections", "shape_set", "run_shapes"]
+SMALL_M = 16                 # decode batches whose GEMM is the weight's stream: judged in bytes per second
+WEIGHT_PEAK_SHARE = 0.78     # of DRAM's peak, the weight read at M <= SMALL_M (2.6 of an H100's 3.35 TB/s)
+
+
+def summarize(rows: list[dict], memory_peak_tbs: float | None = None) -> dict:
+    """How a timed set stands: the shapes at or above cuBLAS and cuBLASLt fused (ratio >= 1) and the lowest ratio
+    with its shape; at M <= SMALL_M the weight's bytes per second (lowest, median, and with the GPU's DRAM peak
+    known, how many reach WEIGHT_PEAK_SHARE of it)."""
+    summary: dict = {"shapes": len(rows)}
+    for key in ("vs_cublas", "vs_lt_fused"):
+        timed = [r for r in rows if r.get(key) is not None]
+        if timed:
+            worst = min(timed, key=lambda r: r[key])
+            summary[key] = {"at_or_above": sum(r[key] >= 1.0 for r in timed), "of": len(timed),
+                            "lowest": worst[key], "lowest_shape": [worst["m"], worst["n"], worst["k"]]}
+    rates = [r["weight_tbs"] for r in rows if r["m"] <= SMALL_M and r.get("weight_tbs")]
+    if rates:
+        small = {"of": len(rates), "lowest": min(rates), "median": statistics.median(rates)}
+        if memory_peak_tbs:
+            small["peak_tbs"] = memory_peak_tbs
+            small["at_share"] = sum(x >= WEIGHT_PEAK_SHARE * memory_peak_tbs for x in rates)
+        summary["weight_tbs_small_m"] = small
+    return summary
+
+
+def summary_lines(summary: dict) -> list[str]:
+    """summarize()'s result as the lines printed under the table."""
+    lines = []
+    for key, name in (("vs_cublas", "cuBLAS (torch.mm)"), ("vs_lt_fused", "cuBLASLt fused (torch._addmm_activation)")):
+        part = summary.get(key)
+        if part:
+            m, n, k = part["lowest_shape"]
+            lines.append(f"fraglab >= {name} at {part['at_or_above']} of {part['of']} shapes; lowest "
+                         f"{part['lowest']:.2f}x at {m}x{n}x{k}")
+    small = summary.get("weight_tbs_small_m")
+    if small:
+        line = (f"weight read at M <= {SMALL_M}: lowest {small['lowest']:.2f} TB/s, median {small['median']:.2f} over "
+                f"{small['of']} shapes")
+        if "peak_tbs" in small:
+            line += (f"; >= {WEIGHT_PEAK_SHARE:.0%} of this GPU's {small['peak_tbs']:.2f} TB/s at {small['at_share']} of "
+                     f"{small['of']}")
+        lines.append(line)
+    return lines
+
+
+__all__ = ["Shape", "SHAPE_SETS", "SHAPE_COLUMNS", "MODELS", "projections", "shape_set", "run_shapes", "summarize",
+           "summary_lines", "SMALL_M", "WEIGHT_PEAK_SHARE"]

@@ -212,7 +212,7 @@ def gemm_command(
 def _shapes_command(name: str, *, dtype: str, act: str, bias: str, out_dtype: str, b_order: Optional[str],
                     bench: bool, check: bool, wmma: bool, sized: bool, tile: Optional[str], json_path) -> None:
     """`--bench --shapes NAME`: the named set through fraglab.gemm against cuBLAS and cuBLASLt fused."""
-    from ..bench.shapes import SHAPE_COLUMNS, SHAPE_SETS, run_shapes, shape_set
+    from ..bench.shapes import SHAPE_COLUMNS, SHAPE_SETS, run_shapes, shape_set, summarize, summary_lines
 
     _choice(name, tuple(SHAPE_SETS), "--shapes")
     for bad, message in ((not bench or check, "--shapes times a set: give it with --bench (and without --check)"),
@@ -232,8 +232,11 @@ def _shapes_command(name: str, *, dtype: str, act: str, bias: str, out_dtype: st
                             b_order=b_order or "F", progress=prog)
     _print_table(result["rows"], SHAPE_COLUMNS,
                  f"--shapes {name}: {dtype}, D {out_dtype}, act={act}, bias={bias}, B {b_order or 'F'}; TFLOP/s")
+    summary = summarize(result["rows"], result["device"].get("memory_peak_tbs"))
+    for line in summary_lines(summary):
+        typer.echo(line)
     if json_path is not None:
-        benchmod.save_json({"command": "gemm --shapes", "shapes": name, **result}, json_path)
+        benchmod.save_json({"command": "gemm --shapes", "shapes": name, **result, "summary": summary}, json_path)
 
 
 def peak_command(

@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
-from typing import Any
+from typing import Any, Optional
 
 import numpy as np
 
@@ -72,7 +72,21 @@ def device_info() -> dict[str, Any]:
         "runtime_version": _version(cp.cuda.runtime.runtimeGetVersion()),
         "nvrtc_version": f"{nvrtc[0]}.{nvrtc[1]}",
         "cupy_version": cp.__version__,
+        "memory_peak_tbs": _memory_peak_tbs(cp, cp.cuda.Device().id),
     }
+
+
+def _memory_peak_tbs(cp, device: int) -> Optional[float]:
+    """DRAM's peak in TB/s: two transfers per memory clock across the bus width (an H100 80GB HBM3: 2619 MHz x
+    5120 bits = 3.35 TB/s); None where the driver does not report them."""
+    try:
+        clock_khz = cp.cuda.runtime.deviceGetAttribute(36, device)   # cudaDevAttrMemoryClockRate
+        bus_bits = cp.cuda.runtime.deviceGetAttribute(37, device)    # cudaDevAttrGlobalMemoryBusWidth
+    except (AttributeError, cp.cuda.runtime.CUDARuntimeError):
+        return None
+    if clock_khz <= 0 or bus_bits <= 0:
+        return None
+    return 2 * clock_khz * 1e3 * bus_bits / 8 / 1e12
 
 
 def _version(v: int) -> str:

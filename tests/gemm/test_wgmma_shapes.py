@@ -61,3 +61,32 @@ def test_cli_shapes_without_a_gpu_says_so(no_gpu):
 def test_ratio_is_none_without_both_numbers():
     assert shapes.ratio(2.0, 4.0) == 0.5
     assert shapes.ratio(2.0, None) is None and shapes.ratio(None, 3.0) is None
+
+
+def _row(m, n, k, vs_cublas, vs_lt, tbs):
+    return {"m": m, "n": n, "k": k, "vs_cublas": vs_cublas, "vs_lt_fused": vs_lt, "weight_tbs": tbs}
+
+
+def test_the_summary_counts_shapes_at_or_above_each_baseline_and_names_the_lowest():
+    rows = [_row(1, 4096, 4096, 1.20, 1.25, 2.70), _row(8, 4096, 4096, 0.90, None, 2.50),
+            _row(16, 4096, 11008, 1.00, 0.97, 2.61), _row(64, 4096, 4096, 0.85, 0.88, 1.60)]
+    summary = shapes.summarize(rows, memory_peak_tbs=3.35)
+    assert summary["shapes"] == 4
+    assert summary["vs_cublas"] == {"at_or_above": 2, "of": 4, "lowest": 0.85, "lowest_shape": [64, 4096, 4096]}
+    # the row torch._addmm_activation did not time is left out of that count
+    assert summary["vs_lt_fused"] == {"at_or_above": 1, "of": 3, "lowest": 0.88, "lowest_shape": [64, 4096, 4096]}
+    small = summary["weight_tbs_small_m"]   # M <= 16 only: 2.70, 2.50, 2.61; 78 % of 3.35 is 2.613
+    assert small["of"] == 3 and small["lowest"] == 2.50 and small["median"] == 2.61 and small["at_share"] == 1
+    lines = shapes.summary_lines(summary)
+    assert lines[0] == "fraglab >= cuBLAS (torch.mm) at 2 of 4 shapes; lowest 0.85x at 64x4096x4096"
+    assert lines[1].startswith("fraglab >= cuBLASLt fused") and "1 of 3" in lines[1]
+    assert "lowest 2.50 TB/s, median 2.61 over 3 shapes" in lines[2] and "3.35 TB/s at 1 of 3" in lines[2]
+
+
+def test_the_summary_leaves_out_what_was_not_measured():
+    summary = shapes.summarize([_row(2048, 4096, 4096, 1.01, None, 0.3)])
+    assert "vs_lt_fused" not in summary and "weight_tbs_small_m" not in summary   # no fused baseline, no small M
+    assert shapes.summary_lines(summary) == ["fraglab >= cuBLAS (torch.mm) at 1 of 1 shapes; lowest 1.01x at "
+                                             "2048x4096x4096"]
+    no_peak = shapes.summarize([_row(8, 4096, 4096, 1.0, 1.0, 2.0)])["weight_tbs_small_m"]
+    assert "at_share" not in no_peak and "peak_tbs" not in no_peak   # the driver did not give DRAM's peak

@@ -1,14 +1,16 @@
-"""The packed kernel parameters of PackedLaunch (runtime/gpu.py) and the bounded memo tables (fraglab/memo.py):
-numpy only, no GPU."""
+"""The packed kernel parameters of PackedLaunch (runtime/gpu.py), the bounded memo tables (fraglab/memo.py) and
+the DRAM peak device_info reports from the driver's attributes: numpy only, no GPU."""
 
 from __future__ import annotations
 
 import ctypes
+import types
 
 import numpy as np
 import pytest
 
 from fraglab.memo import BoundedMemo
+from fraglab.runtime import gpu
 from fraglab.runtime.gpu import pack_parameters
 
 _MAP = np.dtype((np.void, 128))
@@ -76,3 +78,25 @@ def test_bounded_memo_keeps_nothing_when_make_raises():
     with pytest.raises(ValueError):
         memo[-1]
     assert dict(memo) == {1: 1, 2: 2}        # neither cleared nor holding the failed key
+
+
+def _driver_reporting(attributes):
+    class CUDARuntimeError(Exception):
+        pass
+
+    def get(attribute, device):
+        value = attributes[attribute]
+        if isinstance(value, Exception):
+            raise CUDARuntimeError(str(value))
+        return value
+
+    return types.SimpleNamespace(cuda=types.SimpleNamespace(runtime=types.SimpleNamespace(
+        deviceGetAttribute=get, CUDARuntimeError=CUDARuntimeError)))
+
+
+def test_dram_peak_is_two_transfers_per_memory_clock_across_the_bus():
+    # an H100 80GB HBM3 reports a 2619 MHz memory clock and a 5120-bit bus: 3.35 TB/s, its data sheet's figure
+    peak = gpu._memory_peak_tbs(_driver_reporting({36: 2_619_000, 37: 5120}), 0)
+    assert abs(peak - 3.352) < 1e-3
+    assert gpu._memory_peak_tbs(_driver_reporting({36: 0, 37: 5120}), 0) is None
+    assert gpu._memory_peak_tbs(_driver_reporting({36: ValueError("not supported"), 37: 5120}), 0) is None
