@@ -7,6 +7,7 @@ fraglab.bench.report.
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -14,6 +15,7 @@ import typer
 
 from ..errors import CheckFailed, InputError
 from ..errors import check_choice
+from ..files import check_target
 from ..gemm.epilogue import ACT_KINDS, BIAS_MODES
 from ..gemm.validate import OUT_DTYPES
 
@@ -100,6 +102,7 @@ def gemm_command(
     shapes: Annotated[Optional[str], typer.Option("--shapes", help="With --bench: time a named set of shapes through fraglab.gemm against cuBLAS and cuBLASLt fused: llm (8B and 70B projections at M = 1, 16, 128, 2048, 8192), ragged, decode; B column-major unless --b-order C")] = None,
 ):
     """Run the GEMM with a fused epilogue: check it against float64 and/or benchmark it."""
+    check_target(json_path, "--json")   # before minutes of timing, not after
     _choice(act, ACT_KINDS, "--act")
     _choice(bias, BIAS_MODES, "--bias")
     _choice(out_dtype, OUT_DTYPES, "--out-dtype")
@@ -233,8 +236,10 @@ def _shapes_command(name: str, *, dtype: str, act: str, bias: str, out_dtype: st
     _print_table(result["rows"], SHAPE_COLUMNS,
                  f"--shapes {name}: {dtype}, D {out_dtype}, act={act}, bias={bias}, B {b_order or 'F'}; TFLOP/s")
     summary = summarize(result["rows"], result["device"].get("memory_peak_tbs"))
-    for line in summary_lines(summary):
-        typer.echo(line)
+    from ..show.terminal import output_width
+    width = output_width()
+    for line in summary_lines(summary):   # the terminal's width, 80 at most when piped
+        typer.echo(textwrap.fill(line, width, subsequent_indent="  ", break_on_hyphens=False))
     if json_path is not None:
         benchmod.save_json({"command": "gemm --shapes", "shapes": name, **result, "summary": summary}, json_path)
 
@@ -260,6 +265,7 @@ def peak_command(
         fail(f"invalid --iters {iters}: must be a positive integer")
     if not sustain >= 0 or sustain > 600:
         fail(f"invalid --sustain {sustain}: seconds between 0 and 600")
+    check_target(json_path, "--json")
     from ..runtime import gpu
     gpu.cupy()  # no usable GPU: one line, before a progress bar draws anything on a terminal
     with benchmod.progress(transient=True) as prog:

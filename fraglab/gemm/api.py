@@ -186,17 +186,20 @@ def _signature_road(a, b, c, bias, bias_mode, act, alpha, beta, leaky_slope, sav
         plan = validate_gemm_args(a, b, c=c, bias=bias, bias_mode=bias_mode, act=act, alpha=alpha, beta=beta,
                                   leaky_slope=leaky_slope, save_z=save_z, out=out, kernel=kernel,
                                   input_dtype=input_dtype, out_dtype=out_dtype, z_out=z_out)
-        road = False
-        if plan.m and plan.n and plan.k and plan.kernel != "simt" and check_scales(None, None, plan.dtype, plan.m,
-                                                                                  plan.n, plan.k) == "none":
-            # the kernel the full road picks for 16-byte aligned addresses (the only ones this road takes)
-            family, notice = tensor_core_kernel(requested_kernel(kernel, tile), _compute_capability(), plan.k,
-                                                plan.n, (), plan.dtype, strided=plan.strided,
-                                                m=plan.m if plan.a_order == "F" else 0)
-            if family == "wgmma" and notice is None:
-                road = (plan, _spec("wgmma", plan, tile, True))
-        _SIGNATURE_ROADS.remember(key, road)
+        spec = aligned_wgmma_spec(plan, kernel, tile) if plan.m and plan.n and plan.k else None
+        road = _SIGNATURE_ROADS.remember(key, (plan, spec) if spec is not None else False)
     return road or None
+
+
+def aligned_wgmma_spec(plan: GemmPlan, kernel: str, tile: Optional[str]):
+    """The wgmma (or skinny) spec the full road gives a plan when every address is 16-byte aligned, or None where
+    it takes another kernel or gives a notice: the roads that check only addresses per call take this (the torch
+    road, remembered CuPy signatures)."""
+    if plan.kernel == "simt":
+        return None
+    family, notice = tensor_core_kernel(requested_kernel(kernel, tile), _compute_capability(), plan.k, plan.n, (),
+                                        plan.dtype, strided=plan.strided, m=plan.m if plan.a_order == "F" else 0)
+    return _spec("wgmma", plan, tile, True) if family == "wgmma" and notice is None else None
 
 
 def _prepared_on_road(cp, road, a, b, c, bias, alpha, beta, leaky_slope, out, z_out):

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..memo import BoundedMemo
 from .epilogue import bias_shape
-from .validate import GemmPlan, is_aligned, tensor_core_kernel, validate_gemm_args
+from .validate import GemmPlan, tensor_core_kernel, validate_gemm_args
 
 # torch dtype name -> (the numpy dtype validate.py reads, the bit-pattern code it stands for)
 _NUMPY_OF = {"float16": (np.dtype(np.float16), None), "bfloat16": (np.dtype(np.uint16), "bf16"),
@@ -278,15 +278,9 @@ def _plan_road(torch, a, b, c, bias, bias_mode, act, alpha, beta, leaky_slope, s
         return False   # the kernels are loaded in CuPy's current device
     current_stream(torch, device.index)   # sets _RAW_STREAM, which the calls use directly
     empty = plan.m == 0 or plan.n == 0 or plan.k == 0
-    if not empty:
-        requested = api.requested_kernel(kernel, tile)
-        a_rows = plan.m if plan.a_order == "F" else 0   # a column-major A's rows in memory are M long
-        family, _ = tensor_core_kernel(requested, api._compute_capability(), plan.k, plan.n, (), plan.dtype,
-                                       strided=plan.strided, m=a_rows)
-        k_multiple = 16 if plan.dtype == "e4m3" else 8
-        if family != "wgmma" or not is_aligned(plan.k, plan.n, (), k_multiple, m=a_rows):
-            return False
-    spec = api._spec("wgmma", plan, tile, True) if not empty else None
+    spec = None if empty else api.aligned_wgmma_spec(plan, kernel, tile)
+    if spec is None and not empty:
+        return False
     blocks = 0
     if spec is not None and hasattr(spec, "tile_config"):   # the skinny GEMM sizes its own grid
         from . import wgmma as gemm_wgmma

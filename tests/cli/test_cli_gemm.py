@@ -41,6 +41,8 @@ def fake_gpu(monkeypatch):
     (("peak", "--probe", "wgmma"), "invalid --probe 'wgmma'"),
     (("peak", "--iters", "0"), "invalid --iters 0"),
     (("peak", "--sustain", "-1"), "invalid --sustain -1.0"),
+    (("gemm", "--bench", "--json", "/"), "invalid --json '/'"),   # before the run, not after its minutes
+    (("peak", "--json", "/"), "invalid --json '/'"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args, fragment):
     res = _run(*args)

@@ -45,6 +45,7 @@ def test_unknown_set_is_an_input_error_naming_the_choices():
     (["--shapes", "llm", "--bench", "--tile", "128x256"], "--tile"),
     (["--shapes", "llm", "--bench", "--dtype", "e4m3"], "--dtype"),
     (["--shapes", "llm", "--bench", "--b-order", "T"], "--b-order"),
+    (["--shapes", "llm", "--bench", "--json", "/"], "--json"),   # refused before any timing, GPU or not
 ])
 def test_cli_refuses_bad_shapes_arguments_in_one_line(args, fragment):
     res = CliRunner().invoke(app, ["gemm", *args])
@@ -90,3 +91,22 @@ def test_the_summary_leaves_out_what_was_not_measured():
                                              "2048x4096x4096"]
     no_peak = shapes.summarize([_row(8, 4096, 4096, 1.0, 1.0, 2.0)])["weight_tbs_small_m"]
     assert "at_share" not in no_peak and "peak_tbs" not in no_peak   # the driver did not give DRAM's peak
+
+
+def test_cli_prints_the_summary_within_the_width_under_the_table(monkeypatch):
+    from fraglab.runtime import gpu
+
+    rows = [{**_row(8, 4096, 4096, 0.93, 0.95, 1.80), "label": "decode", "tile": "skinny/k4", "fraglab": 2.0,
+             "cublas": 2.1, "lt_fused": 2.1},
+            {**_row(1, 14336, 14336, 1.04, 1.02, 2.90), "label": "decode", "tile": "skinny/k2", "fraglab": 3.0,
+             "cublas": 2.9, "lt_fused": 2.9}]
+    monkeypatch.setattr(gpu, "cupy", lambda: None)
+    monkeypatch.setattr(shapes, "run_shapes", lambda *a, **k: {"rows": rows, "device": {"memory_peak_tbs": 3.35}})
+    res = CliRunner().invoke(app, ["gemm", "--bench", "--shapes", "decode"], env={"COLUMNS": "80"})
+    assert res.exit_code == 0, res.output
+    lines = res.output.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("fraglab >= cuBLAS (torch.mm)"))
+    summary = lines[start:]
+    assert "at 1 of 2 shapes; lowest 0.93x at 8x4096x4096" in " ".join(x.strip() for x in summary)
+    assert "3.35 TB/s at 1 of 2" in " ".join(x.strip() for x in summary)   # 2.90 >= 0.78 x 3.35, 1.80 not
+    assert all(len(line) <= 80 for line in summary) and any(line.startswith("  ") for line in summary)
