@@ -31,7 +31,8 @@ SHAPES = [(256, 256, 256), (1024, 1024, 1024), (2048, 2048, 2048), (128, 8192, 8
           (8, 4096, 4096), (16, 4096, 14336), (32, 14336, 4096)]   # decode: the skinny GEMM (B by TMA / by copies)
 ROUNDS = 15
 TARGETS = (("fraglab.gemm(torch)", "torch.mm", 1.3), ("fraglab.gemm(torch, bias, relu)", "torch._addmm_activation", 1.0),
-           ("prepared(torch) reused", "torch.mm", 1.0))
+           ("prepared(torch) reused", "torch.mm", 1.0), ("fraglab.torch.linear", "F.linear", 1.3),
+           ("fraglab.torch.linear(bias, relu)", "F.linear + relu", 1.0))
 KEPT_SIZES = ((256, 256, 256), (1024, 1024, 1024))   # where every result is also kept alive (memory stays small)
 
 
@@ -92,7 +93,10 @@ def main(argv=None) -> int:
     import cupy as cp
     import torch
 
+    import fraglab.torch as ft
     from fraglab.gemm.api import prepare
+
+    F = torch.nn.functional
 
     sync = torch.cuda.synchronize
     big = torch.randn(4096, 4096, device="cuda").half()
@@ -121,6 +125,12 @@ def main(argv=None) -> int:
             "fraglab.gemm(torch, bias, relu)": lambda: fraglab.gemm(a, b, bias=bias, act="relu", out_dtype="f16"),
             "fraglab.gemm(cupy, bias, relu)": lambda: fraglab.gemm(ca, cb, bias=cbias, act="relu", out_dtype="f16"),
             "prepared(torch, bias, relu) reused": prepared_fused,
+            "F.linear": lambda: F.linear(a, w),
+            "fraglab.torch.linear": lambda: ft.linear(a, w),
+            "F.linear + relu": lambda: torch.relu(F.linear(a, w, bias16)),
+            "fraglab.torch.linear(bias, relu)": lambda: ft.linear(a, w, bias16, act="relu"),
+            "torch.ops.fraglab.gemm": lambda: torch.ops.fraglab.gemm(a, b, None, None, "none", "none", 1.0, 0.0, 0.01,
+                                                                     False, torch.float16),
         }
         if (m, n, k) in KEPT_SIZES:
             kept = []

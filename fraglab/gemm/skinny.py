@@ -319,7 +319,7 @@ def _packed_launch(key):
         raise ValueError(f"stages {spec.stages} at M {m} need {smem} bytes of shared memory, more than a block may "
                          f"take ({SMEM_LIMIT}): fewer stages")
     return gpu.PackedLaunch(_kernel(spec, smem), grid_blocks(n, spec.splits, spec.cluster), threads(spec.layout),
-                            launch_parameters(key), shared_mem=smem)
+                            launch_parameters(key), shared_mem=smem, programmatic=True)
 
 
 _LAUNCHES = BoundedMemo(_packed_launch, 256)

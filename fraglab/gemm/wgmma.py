@@ -431,7 +431,8 @@ def _packed_launch(key):
               np.uint64(pa), np.uint64(pb), np.int32(pitch_a), np.int32(pitch_b), np.uint32(copied),
               # block scales: scale_a's element strides (row, K-block)
               np.int32(sa_row_stride), np.int32(sa_k_stride))
-    return gpu.PackedLaunch(_kernel(spec), blocks, tile.threads, params, shared_mem=spec.smem_bytes)
+    return gpu.PackedLaunch(_kernel(spec), blocks, tile.threads, params, shared_mem=spec.smem_bytes,
+                            programmatic=True)
 
 
 # (spec, shape, pointers, scalars, grid) -> PackedLaunch

@@ -158,30 +158,103 @@ def pack_parameters(params) -> tuple[np.ndarray, np.ndarray]:
     return buffer, addresses
 
 
+# cuLaunchKernelEx's arguments as cuda.h lays them out (CUDA 12 and 13), for a launch through ctypes: cuda-bindings
+# builds Python objects per call, CuPy does not wrap it. tests/runtime/test_programmatic_launch.py compares the
+# layout and the attribute's number with cuda-bindings' own.
+class LaunchAttributeValue(ctypes.Union):
+    _fields_ = [("programmatic_stream_serialization_allowed", ctypes.c_int), ("pad", ctypes.c_char * 64)]
+
+
+class LaunchAttribute(ctypes.Structure):
+    _fields_ = [("id", ctypes.c_int), ("pad", ctypes.c_char * 4), ("value", LaunchAttributeValue)]
+
+
+class LaunchConfig(ctypes.Structure):
+    _fields_ = [("gridDimX", ctypes.c_uint), ("gridDimY", ctypes.c_uint), ("gridDimZ", ctypes.c_uint),
+                ("blockDimX", ctypes.c_uint), ("blockDimY", ctypes.c_uint), ("blockDimZ", ctypes.c_uint),
+                ("sharedMemBytes", ctypes.c_uint), ("hStream", ctypes.c_void_p),
+                ("attrs", ctypes.POINTER(LaunchAttribute)), ("numAttrs", ctypes.c_uint)]
+
+
+ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6   # CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
+# FRAGLAB_PROGRAMMATIC_LAUNCH=0: launch the GEMMs as plain kernels (each waits for the previous kernel to end)
+PROGRAMMATIC_SWITCH = "FRAGLAB_PROGRAMMATIC_LAUNCH"
+_LAUNCH_EX = None
+
+
+def _launch_ex():
+    """libcuda's cuLaunchKernelEx through ctypes, or False where it cannot be loaded (launches stay plain)."""
+    global _LAUNCH_EX
+    if _LAUNCH_EX is None:
+        try:
+            fn = ctypes.CDLL("libcuda.so.1").cuLaunchKernelEx
+        except (OSError, AttributeError):
+            _LAUNCH_EX = False
+        else:
+            fn.argtypes = (ctypes.POINTER(LaunchConfig), ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
+            fn.restype = ctypes.c_int
+            _LAUNCH_EX = fn
+    return _LAUNCH_EX
+
+
+def programmatic_launch_available() -> bool:
+    """Whether PackedLaunch(programmatic=True) launches programmatically here: libcuda's cuLaunchKernelEx loads and
+    FRAGLAB_PROGRAMMATIC_LAUNCH is not 0."""
+    return os.environ.get(PROGRAMMATIC_SWITCH, "1") != "0" and bool(_launch_ex())
+
+
+def programmatic_launch_config(grid: int, block: int, shared_mem: int) -> tuple[LaunchConfig, LaunchAttribute]:
+    """cuLaunchKernelEx's config for a 1-D launch that may begin before the previous kernel in its stream ends
+    (programmatic stream serialization); the stream is set per launch. Keep the attribute alive with it."""
+    attribute = LaunchAttribute(id=ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION)
+    attribute.value.programmatic_stream_serialization_allowed = 1
+    config = LaunchConfig(gridDimX=grid, gridDimY=1, gridDimZ=1, blockDimX=block, blockDimY=1, blockDimZ=1,
+                          sharedMemBytes=shared_mem, hStream=None, attrs=ctypes.pointer(attribute), numAttrs=1)
+    return config, attribute
+
+
 class PackedLaunch:
     """One kernel launch whose parameters were packed into host memory once (pack_parameters); a call is one
     cuLaunchKernel on CuPy's current stream or the given one. CuPy's RawKernel call converts every argument again
     on each call, about a microsecond each (the wgmma GEMM has 13, three of them 128-byte tensor maps): most of
-    a small GEMM's host time."""
+    a small GEMM's host time.
 
-    __slots__ = ("function", "grid", "block", "shared_mem", "_buffer", "_addresses", "_params")
+    programmatic=True (for kernels that call wait_for_previous_grid, kernels/gemm/mbarrier.cuh, before touching
+    global memory): cuLaunchKernelEx with programmatic stream serialization, so the kernel's blocks start, set up
+    and prefetch the weight into L2 while the previous kernel finishes (unless FRAGLAB_PROGRAMMATIC_LAUNCH=0)."""
 
-    def __init__(self, kernel, grid: int, block: int, params, shared_mem: int = 0):
+    __slots__ = ("function", "grid", "block", "shared_mem", "_buffer", "_addresses", "_params", "_config",
+                 "_attribute", "_launch_ex")
+
+    def __init__(self, kernel, grid: int, block: int, params, shared_mem: int = 0, programmatic: bool = False):
         self.function = kernel.kernel.ptr   # the CUfunction of a RawKernel, loaded for the current device
         self.grid, self.block, self.shared_mem = int(grid), int(block), int(shared_mem)
         self._buffer, self._addresses = pack_parameters(params)
         self._params = int(self._addresses.ctypes.data)
+        self._launch_ex = None
+        if programmatic and programmatic_launch_available():
+            self._launch_ex = _launch_ex()
+            self._config, self._attribute = programmatic_launch_config(self.grid, self.block, self.shared_mem)
+
+    @property
+    def programmatic(self) -> bool:
+        """Whether launches may overlap the previous kernel's end (cuLaunchKernelEx with the attribute)."""
+        return self._launch_ex is not None
 
     def __call__(self, stream=None) -> None:
         """Launch on `stream` (a CuPy stream; None: CuPy's current stream). cuLaunchKernel copies the parameters
         before it returns, so the buffer is reused by the next call at once."""
         cp = _CUPY
-        handle = (stream if stream is not None else cp.cuda.get_current_stream()).ptr
-        cp.cuda.driver.launchKernel(self.function, self.grid, 1, 1, self.block, 1, 1, self.shared_mem, handle,
-                                    self._params, 0)
+        self.launch_on((stream if stream is not None else cp.cuda.get_current_stream()).ptr)
 
     def launch_on(self, handle: int) -> None:
         """Launch on the cudaStream_t `handle` (an int, e.g. torch's current stream): no stream object is made."""
+        if self._launch_ex is not None:
+            self._config.hStream = handle
+            err = self._launch_ex(self._config, self.function, self._params, None)
+            if err:
+                raise _CUPY.cuda.driver.CUDADriverError(err)   # CuPy's error for a failed driver call, named
+            return
         _CUPY.cuda.driver.launchKernel(self.function, self.grid, 1, 1, self.block, 1, 1, self.shared_mem, handle,
                                        self._params, 0)
 
@@ -254,4 +327,5 @@ def run_block(build: KernelBuild, name: str, threads: int, shared_mem: int, args
 
 __all__ = ["GpuUnavailable", "CompileError", "cupy", "available", "compute_capability", "device_info",
            "include_dirs", "module", "function", "launch_poisoned", "pack_parameters", "PackedLaunch", "run_block",
+           "programmatic_launch_available", "programmatic_launch_config", "LaunchConfig", "LaunchAttribute", "PROGRAMMATIC_SWITCH",
            "stream_is_capturing", "relaxed_capture"]

@@ -16,7 +16,7 @@ import torch
 
 from ..gemm.epilogue import ACT_KINDS
 from ..gemm.validate import GemmArgumentError
-from . import ops  # noqa: F401  (registers torch.ops.fraglab.gemm)
+from . import ops   # registers torch.ops.fraglab.gemm
 
 
 def linear(x: torch.Tensor, weight: torch.Tensor, bias: Optional[torch.Tensor] = None, act: str = "none",
@@ -30,16 +30,16 @@ def linear(x: torch.Tensor, weight: torch.Tensor, bias: Optional[torch.Tensor] =
     if x.dim() < 1 or x.shape[-1] != weight.shape[1]:
         raise GemmArgumentError("x", f"has shape {tuple(x.shape)}; its last dimension must be in_features = "
                                      f"{weight.shape[1]}")
-    rows = x.reshape(-1, x.shape[-1])
+    rows = x if x.dim() == 2 else x.reshape(-1, x.shape[-1])
     bias32 = None
     if bias is not None:
         bias32 = bias if bias.dtype == torch.float32 or rows.dtype == torch.float64 else bias.float()
     # Z only where a backward will want it: act' needs the pre-activation
     save_z = act != "none" and torch.is_grad_enabled() and (
         x.requires_grad or weight.requires_grad or (bias is not None and bias.requires_grad))
-    d, _ = torch.ops.fraglab.gemm(rows, weight.t(), None, bias32, "none" if bias is None else "per_n", act, 1.0,
-                                  0.0, leaky_slope, save_z, rows.dtype)
-    return d.reshape(*x.shape[:-1], weight.shape[0])
+    d, _ = ops.run(rows, weight.t(), None, bias32, "none" if bias is None else "per_n", act, 1.0, 0.0, leaky_slope,
+                   save_z, rows.dtype)
+    return d if x.dim() == 2 else d.reshape(*x.shape[:-1], weight.shape[0])
 
 
 class Linear(torch.nn.Linear):

@@ -24,6 +24,11 @@ from typing import Optional
 
 import torch
 
+try:
+    from torch.utils._python_dispatch import _get_current_dispatch_mode
+except ImportError:   # a torch without it: every call goes through the operator
+    _get_current_dispatch_mode = None
+
 from ..gemm.epilogue import ACT_KINDS, BIAS_MODES, bias_shape
 from ..gemm.torch_road import activation
 from ..gemm.validate import GemmArgumentError
@@ -79,13 +84,51 @@ def gemm(a: torch.Tensor, b: torch.Tensor, c: Optional[torch.Tensor], bias: Opti
     m, n, d_dtype, z_dtype = check_op_args(a, b, c, bias, bias_mode, act, out_dtype)
     if a.device.type == "cpu":
         return _reference(a, b, c, bias, bias_mode, act, alpha, beta, leaky_slope, save_z, d_dtype, z_dtype)
-    from ..gemm import api
-
-    result = api.gemm(a, b, c=c, bias=bias, bias_mode=bias_mode, act=act, alpha=alpha, beta=beta,
-                      leaky_slope=leaky_slope, save_z=save_z, out_dtype=_OUT_CODES[d_dtype])
+    result = _on_gpu(a, b, c, bias, bias_mode, act, alpha, beta, leaky_slope, save_z, _OUT_CODES[d_dtype])
     if save_z:
         return result
     return result, torch.empty((0,), dtype=torch.float32, device=a.device)
+
+
+def _on_gpu(a, b, c, bias, bias_mode, act, alpha, beta, leaky_slope, save_z, out_code: str):
+    """fraglab.gemm on CUDA tensors (gemm/torch_road.py), D of type out_code: D, or (D, Z) with save_z."""
+    from ..gemm import api
+
+    return api.gemm(a, b, c=c, bias=bias, bias_mode=bias_mode, act=act, alpha=alpha, beta=beta,
+                    leaky_slope=leaky_slope, save_z=save_z, out_dtype=out_code)
+
+
+_PLAIN_TENSORS = (torch.Tensor, torch.nn.Parameter)
+
+
+def untracked(tensors) -> bool:
+    """Whether nothing but the kernel would see an operator call on `tensors`: eager (neither torch.compile nor
+    torch.jit.trace recording), torch's own tensor types (no subclass, no dispatch mode active), and nothing for
+    autograd to record."""
+    if torch.compiler.is_compiling() or torch.jit.is_tracing():
+        return False
+    if any(type(t) not in _PLAIN_TENSORS for t in tensors):
+        return False
+    if torch.is_grad_enabled() and any(t.requires_grad for t in tensors):
+        return False
+    return _get_current_dispatch_mode is not None and _get_current_dispatch_mode() is None
+
+
+def run(a, b, c, bias, bias_mode: str, act: str, alpha: float, beta: float, leaky_slope: float, save_z: bool,
+        out_dtype) -> tuple:
+    """(D, Z or None) of torch.ops.fraglab.gemm. An eager call on CUDA tensors that autograd does not record goes
+    straight to the kernel's road (whose validation names a bad argument as the operator's checks do): the
+    operator's dispatch (the autograd wrapper, dynamo's guard, the alias check) costs about 40 us a call, twice what
+    the rest of a small GEMM's call costs (benchmarks/torch_call_cost.py). Everything else (compiling, gradients,
+    CPU tensors, subclasses, dispatch modes) goes through the operator."""
+    tensors = [t for t in (a, b, c, bias) if t is not None]
+    out_code = _OUT_CODES.get(torch.float32 if out_dtype is None else out_dtype)
+    if out_code is not None and isinstance(a, torch.Tensor) and a.is_cuda and untracked(tensors):
+        # the rest of check_op_args is the road's validation, done once per signature (gemm/validate.py)
+        result = _on_gpu(a, b, c, bias, bias_mode, act, alpha, beta, leaky_slope, save_z, out_code)
+        return result if save_z else (result, None)
+    d, z = torch.ops.fraglab.gemm(a, b, c, bias, bias_mode, act, alpha, beta, leaky_slope, save_z, out_dtype)
+    return d, (z if save_z else None)
 
 
 @gemm.register_fake
@@ -187,4 +230,4 @@ def _backward(ctx, grad_d, grad_z):
 torch.library.register_autograd("fraglab::gemm", _backward, setup_context=_setup_context)
 
 
-__all__ = ["gemm", "check_op_args", "activation_derivative"]
+__all__ = ["gemm", "run", "untracked", "check_op_args", "activation_derivative"]

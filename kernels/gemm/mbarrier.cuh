@@ -1,5 +1,5 @@
-// Shared by the GEMM kernels that take operands by TMA (wgmma.cu, skinny.cu): the tensor map's by-value type and
-// the wait on a shared-memory mbarrier's phase.
+// Shared by the GEMM kernels that take operands by TMA (wgmma.cu, skinny.cu): the tensor map's by-value type, the
+// wait on a shared-memory mbarrier's phase, a box's prefetch into L2, and programmatic dependent launch.
 #pragma once
 
 namespace fraglab {
@@ -20,6 +20,31 @@ __device__ __forceinline__ void mbar_wait_at(unsigned bar, unsigned parity) {
         : "r"(bar), "r"(parity)
         : "memory");
   } while (!done);
+}
+
+// Ask L2 to fetch the box at (c0, c1) of `map`: nothing lands in shared memory and no barrier counts it.
+__device__ __forceinline__ void tma_prefetch_l2(const TmaMap* map, int c0, int c1) {
+  asm volatile("cp.async.bulk.prefetch.tensor.2d.L2.global.tile [%0, {%1, %2}];"
+               ::"l"(reinterpret_cast<unsigned long long>(map)), "r"(c0), "r"(c1)
+               : "memory");
+}
+
+// Ask L2 to fetch `bytes` (a multiple of 16) from the 16-byte aligned global address `p`.
+__device__ __forceinline__ void bulk_prefetch_l2(const void* p, unsigned bytes) {
+  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(reinterpret_cast<unsigned long long>(p)),
+               "r"(bytes)
+               : "memory");
+}
+
+// Programmatic dependent launch (the launcher's PackedLaunch(programmatic=True)): the kernel may start while the
+// previous kernel in the stream is still running. Every thread waits here before its first access to global memory
+// that kernel may write or read (A, B, C, bias, D, Z); what comes before touches only shared memory, the tensor
+// maps and L2 prefetches (L2 is where that kernel's writes land, so a prefetch reads nothing stale). Then the next
+// kernel may be scheduled: it waits in its turn for this one to finish. Launched without the attribute, both
+// return at once.
+__device__ __forceinline__ void wait_for_previous_grid() {
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 }
 
 }  // namespace fraglab

@@ -27,6 +27,9 @@ namespace skinny_gemm {
 #ifndef FRAGLAB_SKINNY_CLUSTER
 #define FRAGLAB_SKINNY_CLUSTER 8
 #endif
+#ifndef FRAGLAB_SKINNY_WEIGHT_PREFETCH
+#define FRAGLAB_SKINNY_WEIGHT_PREFETCH 4   // K-blocks of B each block asks L2 for before the previous kernel ends
+#endif
 #ifndef FRAGLAB_SKINNY_PREFETCH
 #define FRAGLAB_SKINNY_PREFETCH 256   // B's copies ask L2 to fetch 256 bytes (the next stage's half too); 0: 128
 #endif
@@ -276,6 +279,28 @@ __global__ void __launch_bounds__(WarpGrid<WarpsM, WarpsN, WarpsK, BN>::kThreads
     }
     __syncthreads();
   }
+  {
+    // The block's first K-blocks of B into L2 while the previous kernel in the stream may still run: one box per
+    // K-block (TMA), or one bulk prefetch per row of B in this tile (its K-run of a column-major B's row, its
+    // columns of a row-major B's row)
+    const int blocks = min(count, FRAGLAB_SKINNY_WEIGHT_PREFETCH);
+    const int k_first = kb_begin * kBK, k_last = min(k, (kb_begin + blocks) * kBK);
+    if (blocks > 0 && b_by_tma && tid == 0) {
+      for (int kb = kb_begin; kb < kb_begin + blocks; ++kb) {
+        tma_prefetch_l2(&b_map, BColMajor ? kb * kBK : n0, BColMajor ? n0 : kb * kBK);
+      }
+    } else if (blocks > 0 && !b_by_tma) {
+      const int rows = BColMajor ? min(BN, n - n0) : k_last - k_first;
+      for (int r = tid; r < rows; r += kThreads) {
+        if constexpr (BColMajor) {
+          bulk_prefetch_l2(b + static_cast<long long>(n0 + r) * ldb + k_first, (k_last - k_first) * 2);
+        } else {
+          bulk_prefetch_l2(b + static_cast<long long>(k_first + r) * ldb + n0, min(BN, n - n0) * 2);
+        }
+      }
+    }
+  }
+  wait_for_previous_grid();   // no global memory before this line but the L2 prefetches above
 
   // This thread's B copies: chunk `chunk0` of rows row0, row0 + kRowStep, ... of a stage (the same every stage)
   constexpr int kRowStep = kThreads / kBRowChunks;

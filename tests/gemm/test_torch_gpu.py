@@ -174,6 +174,25 @@ def test_current_and_given_streams():
     close(result, ref)
 
 
+@pytest.mark.parametrize("m", [8, 256])   # the skinny GEMM, the wgmma GEMM
+def test_calls_autograd_does_not_record_skip_the_operator_with_its_result(m):
+    x, w, bias = rand(m, 512), rand(256, 512, seed=1), rand(256, dtype=torch.float32, seed=2)
+    through_operator = torch.ops.fraglab.gemm(x, w.t(), None, bias, "per_n", "silu", 1.0, 0.0, 0.01, False,
+                                              torch.float16)[0]
+    with torch.no_grad():
+        direct = ft.linear(x, w, bias, act="silu")
+        assert direct.grad_fn is None
+        assert torch.equal(direct, through_operator)               # the same kernel on the same inputs
+        assert torch.equal(ft.gemm(x, w.t(), bias=bias, act="silu", out_dtype=torch.float16), through_operator)
+        with pytest.raises(GemmArgumentError) as refused:          # the road's validation names the argument
+            ft.gemm(x, rand(256, 511, seed=3).t())
+        assert refused.value.argument == "b"
+    w.requires_grad_()
+    recorded = ft.linear(x, w, bias, act="silu")
+    assert recorded.grad_fn is not None   # autograd's node: the operator took it
+    torch.testing.assert_close(recorded.detach(), through_operator, rtol=1e-3, atol=1e-3)
+
+
 @pytest.mark.parametrize("with_out", [False, True])
 @pytest.mark.parametrize("m,n,k", [(256, 96, 128), (48, 256, 8192)])   # the second: a split-K cluster (64x64pk2)
 def test_torch_graph_capture_and_replay(with_out, m, n, k):

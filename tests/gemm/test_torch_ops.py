@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import warnings
 
 import pytest
 
@@ -221,6 +222,61 @@ def test_compile_fullgraph_has_no_graph_breaks_and_matches_eager(backend):
     expect = torch.autograd.grad(model(x).sum(), [x, *model.parameters()])
     for mine, reference in zip(grads, expect):
         torch.testing.assert_close(mine, reference)
+
+
+# ---------------------------------------------------------------------------------------------
+# Which calls may skip the operator's dispatch (ops.run: CUDA tensors that nothing but the kernel would see)
+
+def test_untracked_calls_are_plain_tensors_without_gradients():
+    from fraglab.torch.ops import untracked
+
+    a, b = torch.randn(M, K), torch.randn(K, N)
+    weight = torch.nn.Parameter(torch.randn(K, N))
+    assert untracked([a, b])
+    assert not untracked([a.requires_grad_(), b])                  # autograd must record the call
+    with torch.no_grad():
+        assert untracked([a, b]) and untracked([a, weight])        # nothing to record under no_grad
+    with torch.inference_mode():
+        assert untracked([torch.randn(M, K), b])
+    assert not untracked([torch.randn(M, K), weight])              # a Parameter that requires grad, grad enabled
+
+
+def test_subclasses_dispatch_modes_compiling_and_tracing_go_through_the_operator():
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    from fraglab.torch.ops import untracked
+
+    class Tagged(torch.Tensor):
+        pass
+
+    class PassThrough(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            return func(*args, **(kwargs or {}))
+
+    a, b = torch.randn(M, K), torch.randn(K, N)
+    assert not untracked([a.as_subclass(Tagged), b])
+    with PassThrough():
+        assert not untracked([a, b])
+    assert untracked([a, b])   # the mode is gone again
+
+    compiled = torch.compile(lambda x: x + (1.0 if untracked([x]) else 2.0), backend="eager", fullgraph=True)
+    torch.testing.assert_close(compiled(a), a + 2.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # the tracer warns that a Python bool became a constant
+        traced = torch.jit.trace(lambda x: x * (1.0 if untracked([x]) else 3.0), (a,))
+    torch.testing.assert_close(traced(b.t().contiguous()), b.t() * 3.0)
+
+
+def test_cpu_calls_keep_the_operator_and_its_reference():
+    from fraglab.torch import ops
+
+    a, b = leaf(M, K).detach(), leaf(K, N, seed=1).detach()
+    d, z = ops.run(a, b, None, None, "none", "relu", 1.0, 0.0, 0.01, True, None)
+    torch.testing.assert_close(z, a @ b)
+    torch.testing.assert_close(d, F.relu(a @ b))
+    d, z = ops.run(a, b, None, None, "none", "none", 2.0, 0.0, 0.01, False, None)
+    assert z is None
+    torch.testing.assert_close(d, 2.0 * (a @ b))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -100,3 +100,103 @@ def test_dram_peak_is_two_transfers_per_memory_clock_across_the_bus():
     assert abs(peak - 3.352) < 1e-3
     assert gpu._memory_peak_tbs(_driver_reporting({36: 0, 37: 5120}), 0) is None
     assert gpu._memory_peak_tbs(_driver_reporting({36: ValueError("not supported"), 37: 5120}), 0) is None
+
+
+# ---------------------------------------------------------------------------------------------
+# Programmatic dependent launch: cuLaunchKernelEx's config through ctypes
+
+def test_launch_config_layout_is_cuda_bindings():
+    cu = pytest.importorskip("cuda.bindings.driver", reason="cuda-bindings (fraglab[dev]) gives cuda.h's layout")
+    theirs = cu.CUlaunchConfig()
+    theirs.gridDimX, theirs.gridDimY, theirs.gridDimZ = 264, 1, 1
+    theirs.blockDimX, theirs.blockDimY, theirs.blockDimZ = 384, 1, 1
+    theirs.sharedMemBytes = 232448
+    theirs.hStream = cu.CUstream(0x7F00_1234_5670)
+    attribute = cu.CUlaunchAttribute()
+    attribute.id = cu.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
+    attribute.value.programmaticStreamSerializationAllowed = 1
+    theirs.attrs = [attribute]
+    theirs.numAttrs = 1
+
+    read = gpu.LaunchConfig.from_buffer_copy(ctypes.string_at(theirs.getPtr(), ctypes.sizeof(gpu.LaunchConfig)))
+    assert (read.gridDimX, read.blockDimX, read.sharedMemBytes, read.hStream, read.numAttrs) == (
+        264, 384, 232448, 0x7F00_1234_5670, 1)
+    assert read.attrs[0].id == gpu.ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
+    assert read.attrs[0].value.programmatic_stream_serialization_allowed == 1
+
+    mine, mine_attribute = gpu.programmatic_launch_config(264, 384, 232448)
+    mine.hStream = 0x7F00_1234_5670
+    same_bytes = ctypes.sizeof(gpu.LaunchConfig) - 16   # up to the attrs pointer (each side's own array)
+    assert ctypes.string_at(ctypes.addressof(mine), same_bytes) == ctypes.string_at(theirs.getPtr(), same_bytes)
+    assert ctypes.string_at(ctypes.addressof(mine_attribute), ctypes.sizeof(gpu.LaunchAttribute)) == \
+        ctypes.string_at(attribute.getPtr(), ctypes.sizeof(gpu.LaunchAttribute))
+
+
+class _Recorder:
+    """Stands in for libcuda's cuLaunchKernelEx and CuPy's launchKernel: records what each was given."""
+
+    def __init__(self, status=0):
+        self.calls, self.status = [], status
+
+    def __call__(self, config, function, params, extra):
+        self.calls.append(("ex", config.gridDimX, config.blockDimX, config.sharedMemBytes, config.hStream,
+                           config.numAttrs, config.attrs[0].id, function, params))
+        return self.status
+
+    def launchKernel(self, function, gx, gy, gz, bx, by, bz, smem, stream, params, extra):
+        self.calls.append(("plain", gx, bx, smem, stream, function, params))
+
+
+@pytest.fixture
+def stand_ins(monkeypatch):
+    ex, plain = _Recorder(), _Recorder()
+
+    class DriverError(Exception):
+        pass
+
+    monkeypatch.setattr(gpu, "_LAUNCH_EX", ex)
+    driver = types.SimpleNamespace(launchKernel=plain.launchKernel, CUDADriverError=DriverError)
+    monkeypatch.setattr(gpu, "_CUPY", types.SimpleNamespace(cuda=types.SimpleNamespace(driver=driver)))
+    return ex, plain, DriverError
+
+
+def _kernel(address=0xF00D):
+    return types.SimpleNamespace(kernel=types.SimpleNamespace(ptr=address))
+
+
+def test_programmatic_launches_go_through_launch_ex_on_the_given_stream(stand_ins, monkeypatch):
+    ex, plain, _ = stand_ins
+    monkeypatch.delenv(gpu.PROGRAMMATIC_SWITCH, raising=False)
+    launch = gpu.PackedLaunch(_kernel(), 132, 384, (np.int32(7), np.float32(0.5)), 4096, programmatic=True)
+    assert launch.programmatic
+    launch.launch_on(0xABC0)
+    launch.launch_on(0xDEF0)
+    assert plain.calls == []
+    assert [c[4] for c in ex.calls] == [0xABC0, 0xDEF0]   # the stream of each launch, not the first one's
+    assert ex.calls[0][:4] == ("ex", 132, 384, 4096)
+    assert ex.calls[0][5:8] == (1, gpu.ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION, 0xF00D)
+    assert ex.calls[0][8] == int(launch._addresses.ctypes.data)
+
+
+def test_plain_launches_and_the_switch_keep_cuLaunchKernel(stand_ins, monkeypatch):
+    ex, plain, _ = stand_ins
+    gpu.PackedLaunch(_kernel(), 8, 128, (np.int32(1),), 0).launch_on(0x10)
+    monkeypatch.setenv(gpu.PROGRAMMATIC_SWITCH, "0")
+    switched_off = gpu.PackedLaunch(_kernel(), 8, 128, (np.int32(1),), 0, programmatic=True)
+    assert not switched_off.programmatic
+    switched_off.launch_on(0x20)
+    assert ex.calls == [] and [c[4] for c in plain.calls] == [0x10, 0x20]
+
+
+def test_a_failed_launch_ex_raises_the_driver_error(stand_ins, monkeypatch):
+    ex, _, driver_error = stand_ins
+    ex.status = 1   # CUDA_ERROR_INVALID_VALUE
+    monkeypatch.delenv(gpu.PROGRAMMATIC_SWITCH, raising=False)
+    with pytest.raises(driver_error):
+        gpu.PackedLaunch(_kernel(), 1, 32, (np.int32(1),), 0, programmatic=True).launch_on(0)
+
+
+def test_without_libcuda_programmatic_launches_stay_plain(monkeypatch):
+    monkeypatch.setattr(gpu, "_LAUNCH_EX", False)   # what _launch_ex() caches where libcuda cannot be loaded
+    monkeypatch.delenv(gpu.PROGRAMMATIC_SWITCH, raising=False)
+    assert not gpu.PackedLaunch(_kernel(), 1, 32, (np.int32(1),), 0, programmatic=True).programmatic
