@@ -39,11 +39,14 @@ __device__ __forceinline__ void bulk_prefetch_l2(const void* p, unsigned bytes) 
 // Programmatic dependent launch (the launcher's PackedLaunch(programmatic=True)): the kernel may start while the
 // previous kernel in the stream is still running. Every thread waits here before its first access to global memory
 // that kernel may write or read (A, B, C, bias, D, Z); what comes before touches only shared memory, the tensor
-// maps and L2 prefetches (L2 is where that kernel's writes land, so a prefetch reads nothing stale). Then the next
-// kernel may be scheduled: it waits in its turn for this one to finish. Launched without the attribute, both
-// return at once.
-__device__ __forceinline__ void wait_for_previous_grid() {
-  asm volatile("griddepcontrol.wait;" ::: "memory");
+// maps and L2 prefetches (L2 is where that kernel's writes land, so a prefetch reads nothing stale). Launched
+// without the attribute, it returns at once.
+__device__ __forceinline__ void wait_for_previous_grid() { asm volatile("griddepcontrol.wait;" ::: "memory"); }
+
+// The next kernel in the stream may be scheduled once every block of this one has said so (or exited); it waits
+// in its turn (wait_for_previous_grid) for this one to finish, so saying it early is always safe. Said by every
+// thread of the block.
+__device__ __forceinline__ void let_next_grid_start() {
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 }
 

@@ -399,6 +399,10 @@ __global__ void __launch_bounds__(WarpGrid<WarpsM, WarpsN, WarpsK, BN>::kThreads
   FRAGLAB_SKINNY_MARK(kLoopEnd);
   copy_wait<0>();
   __syncthreads();   // every warp is done with the ring: the partial tile overwrites it
+  // The next kernel's blocks fit beside this one's: scheduled from the start, they would fetch their weight into L2
+  // while this kernel still streams its own (a wasted fetch if evicted by then); once every block is past its
+  // stream, they fetch it while this one reduces.
+  let_next_grid_start();
 
   float* partial = reinterpret_cast<float*>(smem);   // [a_rows][kRedPitch]
   float* const k_group_one = partial + a_rows * kRedPitch;   // WarpsK 2: K group 1's partial tile, beside it

@@ -874,6 +874,7 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
     __syncthreads();
   }
   wait_for_previous_grid();   // no global memory before this line but the L2 prefetches above
+  let_next_grid_start();      // its blocks find no room (shared memory) until this kernel's blocks leave
   if (threadIdx.x == 0) FRAGLAB_TRACE(1);
 
   if (warpgroup == 0) {
