@@ -7,8 +7,8 @@ weights row-major (out_features, in_features) as models keep them, distinct per 
 its turn comes. One figure: the median over rounds of (the whole chain's time, one pair of CUDA events) / layers.
 
 fraglab's GEMMs launch with programmatic stream serialization (runtime/gpu.py PackedLaunch): a kernel's blocks
-start while the previous kernel ends, set up, ask L2 for their first K-blocks of the weight, and wait
-(`griddepcontrol.wait`) before touching anything the previous kernel may write. FRAGLAB_PROGRAMMATIC_LAUNCH=0
+start while the previous kernel ends, set up (the skinny GEMM's ask L2 for their first K-blocks of the weight),
+and wait (`griddepcontrol.wait`) before touching anything the previous kernel may write. FRAGLAB_PROGRAMMATIC_LAUNCH=0
 launches them as plain kernels: each child process runs one setting (two processes each, alternating), the parent
 prints the lower figure of each beside torch.
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
+import threading
 from typing import Any, Optional
 
 import numpy as np
@@ -159,7 +160,7 @@ def pack_parameters(params) -> tuple[np.ndarray, np.ndarray]:
 
 
 # cuLaunchKernelEx's arguments as cuda.h lays them out (CUDA 12 and 13), for a launch through ctypes: cuda-bindings
-# builds Python objects per call, CuPy does not wrap it. tests/runtime/test_programmatic_launch.py compares the
+# builds Python objects per call, CuPy does not wrap it. tests/runtime/test_launch_parameters.py compares the
 # layout and the attribute's number with cuda-bindings' own.
 class LaunchAttributeValue(ctypes.Union):
     _fields_ = [("programmatic_stream_serialization_allowed", ctypes.c_int), ("pad", ctypes.c_char * 64)]
@@ -220,11 +221,12 @@ class PackedLaunch:
     a small GEMM's host time.
 
     programmatic=True (for kernels that call wait_for_previous_grid, kernels/gemm/mbarrier.cuh, before touching
-    global memory): cuLaunchKernelEx with programmatic stream serialization, so the kernel's blocks start, set up
-    and prefetch the weight into L2 while the previous kernel finishes (unless FRAGLAB_PROGRAMMATIC_LAUNCH=0)."""
+    global memory): cuLaunchKernelEx with programmatic stream serialization, so the kernel's blocks start and set
+    up (the skinny GEMM's also ask L2 for their first K-blocks of the weight) while the previous kernel finishes
+    (unless FRAGLAB_PROGRAMMATIC_LAUNCH=0)."""
 
     __slots__ = ("function", "grid", "block", "shared_mem", "_buffer", "_addresses", "_params", "_config",
-                 "_attribute", "_launch_ex")
+                 "_attribute", "_launch_ex", "_config_lock")
 
     def __init__(self, kernel, grid: int, block: int, params, shared_mem: int = 0, programmatic: bool = False):
         self.function = kernel.kernel.ptr   # the CUfunction of a RawKernel, loaded for the current device
@@ -235,6 +237,7 @@ class PackedLaunch:
         if programmatic and programmatic_launch_available():
             self._launch_ex = _launch_ex()
             self._config, self._attribute = programmatic_launch_config(self.grid, self.block, self.shared_mem)
+            self._config_lock = threading.Lock()   # the config's stream is set per launch; ctypes lets go of the GIL
 
     @property
     def programmatic(self) -> bool:
@@ -250,8 +253,9 @@ class PackedLaunch:
     def launch_on(self, handle: int) -> None:
         """Launch on the cudaStream_t `handle` (an int, e.g. torch's current stream): no stream object is made."""
         if self._launch_ex is not None:
-            self._config.hStream = handle
-            err = self._launch_ex(self._config, self.function, self._params, None)
+            with self._config_lock:
+                self._config.hStream = handle
+                err = self._launch_ex(self._config, self.function, self._params, None)
             if err:
                 raise _CUPY.cuda.driver.CUDADriverError(err)   # CuPy's error for a failed driver call, named
             return
@@ -327,5 +331,5 @@ def run_block(build: KernelBuild, name: str, threads: int, shared_mem: int, args
 
 __all__ = ["GpuUnavailable", "CompileError", "cupy", "available", "compute_capability", "device_info",
            "include_dirs", "module", "function", "launch_poisoned", "pack_parameters", "PackedLaunch", "run_block",
-           "programmatic_launch_available", "programmatic_launch_config", "LaunchConfig", "LaunchAttribute", "PROGRAMMATIC_SWITCH",
-           "stream_is_capturing", "relaxed_capture"]
+           "programmatic_launch_available", "programmatic_launch_config", "LaunchConfig", "LaunchAttribute",
+           "PROGRAMMATIC_SWITCH", "stream_is_capturing", "relaxed_capture"]

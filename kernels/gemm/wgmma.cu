@@ -23,10 +23,6 @@
 #error "compile through fraglab/gemm/wgmma.py: it prepends the generated accumulator indexing"
 #endif
 
-#ifndef FRAGLAB_WGMMA_WEIGHT_PREFETCH
-#define FRAGLAB_WGMMA_WEIGHT_PREFETCH -1   // K-blocks of B asked of L2 before the previous kernel ends (-1: Stages)
-#endif
-
 #ifdef FRAGLAB_WGMMA_TRACE
 // A launch's timeline (benchmarks/wgmma_trace.py compiles with -DFRAGLAB_WGMMA_TRACE): the global timer (ns) per
 // block at 8 points (FRAGLAB_TRACE(point) below; the last launch's values stay).
@@ -846,34 +842,15 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
     prefetch_tma_map(&tma_b);
     if constexpr (kStagedBias) prefetch_tma_map(&tma_bias);
     if constexpr (Tile::StagedStore) prefetch_tma_map(&tma_d);
-    if ((copied_operands & kCopyB) == 0) {
-      // The weight's first ring of K-blocks for this block's first tile, into L2 while the previous kernel in
-      // the stream may still run (the boxes the producer's loads below take, as it shares them in the cluster)
-      FRAGLAB_WGMMA_WALK
-      if (cluster < units) {
-        int um, un;
-        tile_coords<kUnitGroup>(cluster, m_units, n_units, um, un);
-        const int tn = un * ClusterN + n_rank;
-        constexpr int kPrefetch = FRAGLAB_WGMMA_WEIGHT_PREFETCH < 0 ? Stages : FRAGLAB_WGMMA_WEIGHT_PREFETCH;
-        for (int kb = kb_first; tn < n_tiles && kb < kb_first + min(kb_count, kPrefetch); ++kb) {
-          if constexpr (BKMajor) {
-            if (ClusterM == 1 || m_rank == 0) tma_prefetch_l2(&tma_b, kb * kBlockK, tn * BN);
-          } else {
-#pragma unroll
-            for (int j = 0; j < BN / 64; ++j) {
-              if (j % ClusterM == m_rank) tma_prefetch_l2(&tma_b, tn * BN + j * 64, kb * kBK);
-            }
-          }
-        }
-      }
-    }
   }
   if constexpr (Tile::kClusterBlocks > 1) {
     cluster_sync();  // every block's barriers exist before any block multicasts or arrives into them
   } else {
     __syncthreads();
   }
-  wait_for_previous_grid();   // no global memory before this line but the L2 prefetches above
+  // No global memory before this line. (Asking L2 here for the weight's first ring, as the skinny GEMM does, cost
+  // 3-8 % alone at 1000^3 and M 64 / 128, N = K = 4096: the producer's loads ask for the same boxes right after.)
+  wait_for_previous_grid();
   let_next_grid_start();      // its blocks find no room (shared memory) until this kernel's blocks leave
   if (threadIdx.x == 0) FRAGLAB_TRACE(1);
 

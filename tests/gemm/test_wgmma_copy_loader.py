@@ -16,8 +16,8 @@ COPIED = wgmma.PARAM_INDEX["b"] + 3   # the operand bits, after B's address and 
 class _Recorded:
     """gpu.PackedLaunch stand-in: the parameters it was given."""
 
-    def __init__(self, kernel, blocks, threads, params, shared_mem=0):
-        self.params = params
+    def __init__(self, kernel, blocks, threads, params, shared_mem=0, programmatic=False):
+        self.params, self.programmatic = params, programmatic
 
 
 @pytest.fixture
@@ -36,7 +36,9 @@ def packed(monkeypatch):
 
     def launch(spec, m, n, k, lda=0, ldb=0):
         key = (spec, m, n, k, 0xA000, 0xB000, 0xD000, 0, 0, 0, 1.0, 0.0, 0.01, 132, lda, ldb, 0, 0, 0, 0, 0, 0, 0, 0)
-        return wgmma._packed_launch(key).params
+        recorded = wgmma._packed_launch(key)
+        assert recorded.programmatic   # the kernel waits for the previous grid: launched to overlap its end
+        return recorded.params
     return launch
 
 
