@@ -14,7 +14,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ..errors import CompileError, GpuUnavailable, ProbeError
+from ..errors import CompileError, GpuUnavailable, InputError, ProbeError
 from .build import KernelBuild
 from .toolkit import include_dirs
 
@@ -199,9 +199,13 @@ def _launch_ex():
 
 
 def programmatic_launch_available() -> bool:
-    """Whether PackedLaunch(programmatic=True) launches programmatically here: libcuda's cuLaunchKernelEx loads and
-    FRAGLAB_PROGRAMMATIC_LAUNCH is not 0."""
-    return os.environ.get(PROGRAMMATIC_SWITCH, "1") != "0" and bool(_launch_ex())
+    """Whether PackedLaunch(programmatic=True) launches programmatically here: FRAGLAB_PROGRAMMATIC_LAUNCH is unset
+    or 1 (0: plain launches; anything else an InputError naming it) and libcuda's cuLaunchKernelEx loads."""
+    switch = os.environ.get(PROGRAMMATIC_SWITCH, "1").strip()
+    if switch not in ("0", "1"):
+        raise InputError(f"{PROGRAMMATIC_SWITCH}={switch!r} is not valid: choose 1 (launches overlap the previous "
+                         "kernel's end, the default) or 0 (plain launches)", argument=PROGRAMMATIC_SWITCH)
+    return switch == "1" and bool(_launch_ex())
 
 
 def programmatic_launch_config(grid: int, block: int, shared_mem: int) -> tuple[LaunchConfig, LaunchAttribute]:
@@ -233,9 +237,8 @@ class PackedLaunch:
         self.grid, self.block, self.shared_mem = int(grid), int(block), int(shared_mem)
         self._buffer, self._addresses = pack_parameters(params)
         self._params = int(self._addresses.ctypes.data)
-        self._launch_ex = None
-        if programmatic and programmatic_launch_available():
-            self._launch_ex = _launch_ex()
+        self._launch_ex = _launch_ex() if programmatic and programmatic_launch_available() else None
+        if self._launch_ex is not None:
             self._config, self._attribute = programmatic_launch_config(self.grid, self.block, self.shared_mem)
             self._config_lock = threading.Lock()   # the config's stream is set per launch; ctypes lets go of the GIL
 

@@ -20,13 +20,9 @@ READERS = [(8, 4096, 4096), (16, 11008, 4096), (64, 4096, 4096), (256, 1024, 204
 
 
 @pytest.fixture(scope="module", autouse=True)
-def sm90():
+def programmatic(sm90, torch):   # conftest's: an sm_90 GPU, torch with a CUDA device
     from fraglab.runtime import gpu
 
-    if not torch.cuda.is_available():
-        pytest.skip("torch sees no CUDA device")
-    if gpu.compute_capability() != 90:
-        pytest.skip("the wgmma and skinny GEMMs need an sm_90 GPU (H100/H200)")
     if not gpu.programmatic_launch_available():
         pytest.skip("cuLaunchKernelEx is not available (or FRAGLAB_PROGRAMMATIC_LAUNCH=0): launches are plain")
 

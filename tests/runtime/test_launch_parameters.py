@@ -200,3 +200,16 @@ def test_without_libcuda_programmatic_launches_stay_plain(monkeypatch):
     monkeypatch.setattr(gpu, "_LAUNCH_EX", False)   # what _launch_ex() caches where libcuda cannot be loaded
     monkeypatch.delenv(gpu.PROGRAMMATIC_SWITCH, raising=False)
     assert not gpu.PackedLaunch(_kernel(), 1, 32, (np.int32(1),), 0, programmatic=True).programmatic
+
+
+@pytest.mark.parametrize("value", ["yes", "2", "", "off"])
+def test_a_switch_value_other_than_0_or_1_is_one_error_naming_it(stand_ins, monkeypatch, value):
+    from fraglab.errors import InputError
+
+    monkeypatch.setenv(gpu.PROGRAMMATIC_SWITCH, value)
+    with pytest.raises(InputError, match="FRAGLAB_PROGRAMMATIC_LAUNCH.*choose 1 .* or 0") as refused:
+        gpu.PackedLaunch(_kernel(), 1, 32, (np.int32(1),), 0, programmatic=True)
+    assert refused.value.argument == gpu.PROGRAMMATIC_SWITCH and refused.value.exit_code == 2
+    assert not gpu.PackedLaunch(_kernel(), 1, 32, (np.int32(1),), 0).programmatic   # plain launches never ask
+    monkeypatch.setenv(gpu.PROGRAMMATIC_SWITCH, "1")
+    assert gpu.PackedLaunch(_kernel(), 1, 32, (np.int32(1),), 0, programmatic=True).programmatic
