@@ -115,8 +115,11 @@ def build_of(p: PeakProbe) -> KernelBuild:
 
 
 def kernel_builds() -> list[tuple[KernelBuild, tuple[str, ...]]]:
-    """Every build `fraglab peak` can compile, with the architectures it is compiled for (the compile test)."""
-    return [(PEAK_BUILD, ("sm_80", "sm_90")), (PEAK_WGMMA_BUILD, (WGMMA_ARCH,))]
+    """Every build `fraglab peak` can compile, with the architectures it is compiled for (the compile test); the
+    DRAM readers of `peak --memory` too (the bulk one traps below sm_90, where it is never offered)."""
+    from .memory import READ_BUILD
+
+    return [(PEAK_BUILD, ("sm_80", "sm_90")), (PEAK_WGMMA_BUILD, (WGMMA_ARCH,)), (READ_BUILD, ("sm_80", "sm_90"))]
 
 
 def unsupported_reason(p: PeakProbe, compute_capability: int) -> Optional[str]:

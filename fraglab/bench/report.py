@@ -81,13 +81,45 @@ def tflops_figure(rows: Iterable[dict], title: str, ceilings: dict[str, float] |
 
 def plot_tflops(rows: Iterable[dict], path: Path, title: str, ceilings: dict[str, float] | None = None) -> Path:
     """Save tflops_figure(rows, title, ceilings) to `path` (format from the suffix), whole or not at all."""
+    return save_figure(tflops_figure(rows, title, ceilings), path, "tflops")
+
+
+def read_rate_figure(rows: Iterable[dict], title: str, peak_tbs: float | None = None):
+    """A Figure of `peak --memory`'s rows: TB/s against the bytes read per launch (log scale), one line per reader,
+    DRAM's peak as a dashed line: where the ramp of one launch stops showing."""
+    import matplotlib
+    import matplotlib.ticker
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    rows = [r for r in rows if r.get("tbs") is not None and math.isfinite(r["tbs"])]
+    fig = Figure(figsize=(8.5, 4.5), layout="constrained")
+    ax = fig.add_subplot()
+    for reader in dict.fromkeys(r["reader"] for r in rows):
+        pts = sorted((r["mib"], r["tbs"]) for r in rows if r["reader"] == reader)
+        ax.plot([x for x, _ in pts], [y for _, y in pts], marker="o", label=reader)
+    if peak_tbs:
+        ax.axhline(peak_tbs, color="0.35", linestyle="--", linewidth=1.2, label=f"DRAM peak: {peak_tbs:.2f}")
+    ax.set_xscale("log", base=2)
+    ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))   # 32, not 2^5
+    ax.set_xlabel("bytes read per launch (MiB)")
+    ax.set_ylabel("TB/s (bytes / median launch)")
+    ax.set_ylim(bottom=0)
+    ax.set_title(title)
+    ax.grid(True, alpha=0.3)
+    if rows:
+        ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+    return fig
+
+
+def save_figure(fig, path: Path, default_name: str) -> Path:
+    """Save a Figure to `path` (format from the suffix), whole or not at all."""
     import io
 
-    fig = tflops_figure(rows, title, ceilings)
     fmt = Path(path).suffix.lstrip(".").lower() or "png"
     buf = io.BytesIO()
     fig.savefig(buf, format=fmt, dpi=130)
-    return write_output(path, buf.getvalue(), default_name=f"tflops.{fmt}", argument="--plot")
+    return write_output(path, buf.getvalue(), default_name=f"{default_name}.{fmt}", argument="--plot")
 
 
 def format_value(value: Any, fmt: str = "") -> str:

@@ -66,7 +66,12 @@ def shape_set(name: str) -> list[Shape]:
 
 SHAPE_COLUMNS = (("label", "shape", ""), ("m", "M", "d"), ("n", "N", "d"), ("k", "K", "d"), ("tile", "tile", ""),
                  ("fraglab", "fraglab", ".0f"), ("cublas", "cuBLAS", ".0f"), ("lt_fused", "Lt fused", ".0f"),
-                 ("vs_cublas", "/cuBLAS", ".2f"), ("vs_lt_fused", "/Lt", ".2f"), ("weight_tbs", "W TB/s", ".2f"))
+                 ("vs_cublas", "/cuBLAS", ".2f"), ("vs_lt_fused", "/Lt", ".2f"), ("weight_tbs", "W TB/s", ".2f"),
+                 ("vs_read", "/read", ".2f"))
+# Up to this M the weight's read bounds the GEMM (f16 on an H100 turns from memory- to compute-bound near M ~ 295:
+# 989 TFLOP/s over 3.35 TB/s), so each such row also times a bare read of the same weight (fraglab.bench.memory's
+# ldg reader): `vs_read` is fraglab's share of that read's rate, 1.0 being the weight read as fast as anything reads it
+READ_MAX_M = 128
 
 
 def _reps(m: int, n: int, k: int) -> int:
@@ -89,7 +94,10 @@ def run_shapes(shapes: list[Shape], *, dtype: str = "f16", act: str = "relu", bi
     from ..gemm.api import prepare
     from ..runtime import gpu
 
+    from .memory import Reader
+
     cp = gpu.cupy()
+    sm_count = gpu.device_info()["sm_count"]
     tdt = {"f16": torch.float16, "bf16": torch.bfloat16}[dtype]
     odt = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32}[out_dtype]
     fused_baseline = bias_mode == "per_n" and act in ("relu", "gelu")
@@ -113,6 +121,9 @@ def run_shapes(shapes: list[Shape], *, dtype: str = "f16", act: str = "relu", bi
         fns = {"fraglab": lambda i: runs[i](), "cublas": lambda i: torch.mm(xs[i][0], xs[i][1])}
         if fused_baseline:
             fns["lt_fused"] = lambda i: torch._addmm_activation(xs[i][3], xs[i][0], xs[i][1], use_gelu=act == "gelu")
+        if s.m <= READ_MAX_M:   # the weight's own bytes, whichever order B has
+            weights = [cp.asarray(b if b.is_contiguous() else b.t()).ravel() for _, b, _, _ in xs]
+            fns["read"] = Reader("ldg", weights, sm_count)
         reps = _reps(s.m, s.n, s.k)
         timings = benchmod.time_interleaved(fns, rounds=3, reps=reps, rotate=sets)
         row = {"label": s.label, "m": s.m, "n": s.n, "k": s.k, "tile": runs[0].kernel_spec.tile,
@@ -123,8 +134,12 @@ def run_shapes(shapes: list[Shape], *, dtype: str = "f16", act: str = "relu", bi
         row["vs_cublas"] = ratio(row["fraglab"], row["cublas"])
         row["vs_lt_fused"] = ratio(row["fraglab"], row.get("lt_fused"))
         row["weight_tbs"] = s.weight_bytes_f16 / (row["fraglab_ms"] * 1e-3) / 1e12
+        row.pop("read", None)   # a TFLOP/s of a read means nothing: its rate and fraglab's share of it instead
+        if "read_ms" in row:
+            row["read_tbs"] = s.weight_bytes_f16 / (row["read_ms"] * 1e-3) / 1e12
+            row["vs_read"] = row["read_ms"] / row["fraglab_ms"]
         rows.append(row)
-        xs = runs = d = None
+        xs = runs = d = fns = None
         torch.cuda.empty_cache()
         cp.get_default_memory_pool().free_all_blocks()
         if progress:
@@ -154,6 +169,13 @@ def summarize(rows: list[dict], memory_peak_tbs: float | None = None) -> dict:
         if memory_peak_tbs:
             small["peak_tbs"] = memory_peak_tbs
             small["at_share"] = sum(x >= WEIGHT_PEAK_SHARE * memory_peak_tbs for x in rates)
+        reads = [r for r in rows if r["m"] <= SMALL_M and r.get("read_tbs")]
+        if reads:
+            worst = min(reads, key=lambda r: r["vs_read"])
+            small["read"] = {"of": len(reads), "median_tbs": statistics.median(r["read_tbs"] for r in reads),
+                             "vs_read_median": statistics.median(r["vs_read"] for r in reads),
+                             "vs_read_lowest": worst["vs_read"],
+                             "lowest_shape": [worst["m"], worst["n"], worst["k"]]}
         summary["weight_tbs_small_m"] = small
     return summary
 
@@ -175,8 +197,14 @@ def summary_lines(summary: dict) -> list[str]:
             line += (f"; >= {WEIGHT_PEAK_SHARE:.0%} of this GPU's {small['peak_tbs']:.2f} TB/s at {small['at_share']} of "
                      f"{small['of']}")
         lines.append(line)
+        read = small.get("read")
+        if read:
+            m, n, k = read["lowest_shape"]
+            lines.append(f"a bare read of the same weights (peak --memory's ldg) at M <= {SMALL_M}: median "
+                         f"{read['median_tbs']:.2f} TB/s; fraglab at {read['vs_read_median']:.2f}x its rate at the "
+                         f"median, lowest {read['vs_read_lowest']:.2f}x at {m}x{n}x{k}")
     return lines
 
 
 __all__ = ["Shape", "SHAPE_SETS", "SHAPE_COLUMNS", "MODELS", "projections", "shape_set", "run_shapes", "summarize",
-           "summary_lines", "SMALL_M", "WEIGHT_PEAK_SHARE"]
+           "summary_lines", "SMALL_M", "WEIGHT_PEAK_SHARE", "READ_MAX_M"]

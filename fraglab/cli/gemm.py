@@ -61,6 +61,13 @@ def parse_sizes(size: Optional[str], m: Optional[int], n: Optional[int], k: Opti
     return [dims]
 
 
+def _check_plot(plot: Optional[Path]) -> None:
+    """--plot: a file name ending in .png, .svg or .pdf (matplotlib's format by suffix)."""
+    if plot is not None and plot.suffix.lower() not in (".png", ".svg", ".pdf"):
+        fail(f"invalid --plot {str(plot)!r}: the suffix must be .png, .svg or .pdf")
+    check_target(plot, "--plot")
+
+
 def _label(row: dict) -> dict:
     from ..bench.report import size_label
     return dict(row, size=size_label(row)) if {"m", "n", "k"} <= row.keys() else row
@@ -114,8 +121,7 @@ def gemm_command(
     if not check and not bench:
         check = True
     sizes = parse_sizes(size, m, n, k, DEFAULT_BENCH_SIZES if bench else DEFAULT_CHECK_SIZES)
-    if plot is not None and plot.suffix.lower() not in (".png", ".svg", ".pdf"):
-        fail(f"invalid --plot {str(plot)!r}: the suffix must be .png, .svg or .pdf")
+    _check_plot(plot)
     if wgmma and not wmma:
         fail("--wgmma and --simt exclude each other")
     if b_order is not None and not wmma:
@@ -253,12 +259,28 @@ def peak_command(
                                            "3 = the rate kept up under the power limit, as during a long GEMM")] = 0.0,
     sass: Annotated[bool, typer.Option("--sass/--no-sass", help="Check each probe's SASS (needs nvcc or cuda-bindings, and cuobjdump)")] = True,
     json_path: Annotated[Optional[Path], typer.Option("--json", help="Save the rows (and the device) as JSON")] = None,
+    memory: Annotated[bool, typer.Option("--memory", help="DRAM read ceilings instead: one buffer read once per launch, "
+                                         "by size (what a decode GEMM's weight read is judged against)")] = False,
+    sizes: Annotated[Optional[str], typer.Option(help="With --memory: comma-separated sizes, MiB (e.g. 32) or f16 "
+                                                 "weights N x K (e.g. 4096x14336); default the decode set's weights "
+                                                 "and 1024 MiB")] = None,
+    reader: Annotated[Optional[list[str]], typer.Option(help="With --memory: ldg (a full grid of 16-byte loads) or "
+                                                        "bulk (cp.async.bulk into a shared-memory ring, as the GEMMs "
+                                                        "stream); default both")] = None,
+    plot: Annotated[Optional[Path], typer.Option(help="With --memory: save a TB/s-by-size chart (png, svg or pdf "
+                                                 "by suffix)")] = None,
 ):
     """Tensor-core rate ceilings: register-only WMMA (f16/bf16/tf32/u8) and mma.sync, and on sm_90 wgmma m64n256
-    (f16/bf16 with shared-memory or register A, e4m3): the ceiling each GEMM is judged against."""
+    (f16/bf16 with shared-memory or register A, e4m3): the ceiling each GEMM is judged against. With --memory, the
+    DRAM read ceilings by size."""
     from .. import bench as benchmod
     from ..bench import peak
 
+    if memory:
+        return _memory_ceilings(probe, sizes, reader, json_path, plot)
+    for option, given in (("--sizes", sizes is not None), ("--reader", bool(reader)), ("--plot", plot is not None)):
+        if given:
+            fail(f"{option} goes with --memory (the DRAM read ceilings); the tensor-core probes take --probe")
     for p in probe or []:
         _choice(p, peak.PROBE_NAMES, "--probe")
     if iters < 1:
@@ -284,6 +306,33 @@ def peak_command(
     _print_table(rows, peak.COLUMNS, f"Tensor-core rate ceilings on {info['gpu_name']}")
     if json_path is not None:
         benchmod.save_json({"command": "peak", "device": info, "rows": rows}, json_path)
+
+
+def _memory_ceilings(probe, sizes: Optional[str], reader: Optional[list[str]], json_path: Optional[Path],
+                     plot: Optional[Path]) -> None:
+    """`fraglab peak --memory`: fraglab.bench.memory's readers at each size, as a table (and JSON, and a chart)."""
+    from .. import bench as benchmod
+    from ..bench import memory, report
+
+    if probe:
+        fail("--probe names tensor-core probes; with --memory choose --reader (ldg, bulk) and --sizes")
+    chosen = memory.parse_sizes(sizes) if sizes is not None else memory.default_sizes()
+    readers = memory.parse_readers(reader)
+    check_target(json_path, "--json")
+    _check_plot(plot)
+    from ..runtime import gpu
+    gpu.cupy()  # no usable GPU: one line, before a progress bar draws anything on a terminal
+    readers = memory.runnable(readers, gpu.compute_capability(), asked=bool(reader))
+    with benchmod.progress(transient=True) as prog:
+        rows = memory.measure(chosen, readers, progress=prog)
+    info = gpu.device_info()
+    peak_tbs = info.get("memory_peak_tbs")
+    title = f"DRAM read ceilings on {info['gpu_name']}" + (f" (peak {peak_tbs:.2f} TB/s)" if peak_tbs else "")
+    _print_table(rows, memory.COLUMNS, title)
+    if json_path is not None:
+        benchmod.save_json({"command": "peak --memory", "device": info, "rows": rows}, json_path)
+    if plot is not None:
+        report.save_figure(report.read_rate_figure(rows, title, peak_tbs), plot, "dram_read")
 
 
 def register(app: typer.Typer) -> None:

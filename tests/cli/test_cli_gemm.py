@@ -43,6 +43,14 @@ def fake_gpu(monkeypatch):
     (("peak", "--sustain", "-1"), "invalid --sustain -1.0"),
     (("gemm", "--bench", "--json", "/"), "invalid --json '/'"),   # before the run, not after its minutes
     (("peak", "--json", "/"), "invalid --json '/'"),
+    (("peak", "--memory", "--sizes", "lots"), "invalid --sizes 'lots': 'lots' is not a size"),
+    (("peak", "--memory", "--reader", "tma"), "invalid --reader 'tma': valid choices are ldg, bulk"),
+    (("peak", "--memory", "--probe", "peak_wmma_f16_f32"), "--probe names tensor-core probes"),
+    (("peak", "--sizes", "32"), "--sizes goes with --memory"),
+    (("peak", "--reader", "ldg"), "--reader goes with --memory"),
+    (("peak", "--memory", "--json", "/"), "invalid --json '/'"),
+    (("peak", "--memory", "--plot", "rates.txt"), "invalid --plot 'rates.txt'"),
+    (("peak", "--plot", "rates.png"), "--plot goes with --memory"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args, fragment):
     res = _run(*args)
@@ -140,6 +148,35 @@ def test_peak_prints_rates_and_sass_verdicts(monkeypatch, tmp_path, fake_gpu):
     assert _run("peak", "--sustain", "2.5", "--no-sass").exit_code == 0 and seen["s"] == 2.5
     assert "648.0" in res.output and "ok: 80 HMMA" in res.output
     assert json.loads((tmp_path / "p.json").read_text())["rows"][0]["sass_ok"] is True
+
+
+def test_peak_memory_runs_the_readers_asked_for_at_the_sizes_given(monkeypatch, tmp_path, fake_gpu):
+    from fraglab.bench import memory
+    from fraglab.runtime import gpu
+
+    seen = {}
+
+    def fake_measure(sizes, readers, progress=None):
+        seen.update(sizes=[s.nbytes for s in sizes], readers=readers)
+        return [memory.row(r, s, 0.0125, 0.012, 0.013, 4, 3.35) for s in sizes for r in readers]
+
+    monkeypatch.setattr(memory, "measure", fake_measure)
+    monkeypatch.setattr(gpu, "compute_capability", lambda: 90)
+    monkeypatch.setattr(gpu, "device_info", lambda: {"gpu_name": "H100", "memory_peak_tbs": 3.35})
+    res = _run("peak", "--memory", "--sizes", "4096x4096,1", "--json", str(tmp_path / "m.json"),
+               "--plot", str(tmp_path / "m.png"))
+    assert res.exit_code == 0, res.output
+    assert (tmp_path / "m.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert seen == {"sizes": [4096 * 4096 * 2, 1 << 20], "readers": ("ldg", "bulk")}
+    assert "DRAM read ceilings on H100 (peak 3.35 TB/s)" in res.output
+    assert "4096x4096 f16" in res.output and "2.68" in res.output   # 32 MiB in 12.5 us
+    saved = json.loads((tmp_path / "m.json").read_text())
+    assert saved["command"] == "peak --memory" and len(saved["rows"]) == 4
+    # by default every reader this GPU runs; named, one it cannot run is refused in one line
+    monkeypatch.setattr(gpu, "compute_capability", lambda: 80)
+    assert _run("peak", "--memory", "--sizes", "1").exit_code == 0 and seen["readers"] == ("ldg",)
+    res = _run("peak", "--memory", "--reader", "bulk")
+    assert res.exit_code == 2 and "needs sm_90 or later" in error_message(res.output)
 
 
 def test_peak_accepts_a_wgmma_probe_and_refuses_it_in_one_line_on_another_gpu(monkeypatch):

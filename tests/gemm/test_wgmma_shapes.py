@@ -84,6 +84,19 @@ def test_the_summary_counts_shapes_at_or_above_each_baseline_and_names_the_lowes
     assert "lowest 2.50 TB/s, median 2.61 over 3 shapes" in lines[2] and "3.35 TB/s at 1 of 3" in lines[2]
 
 
+def test_the_summary_sets_the_small_m_rows_beside_a_bare_read_of_their_weight():
+    rows = [{**_row(1, 4096, 4096, 1.0, 1.0, 1.9), "read_tbs": 2.4, "vs_read": 0.79},
+            {**_row(8, 4096, 14336, 1.0, 1.0, 2.6), "read_tbs": 2.8, "vs_read": 0.93},
+            {**_row(16, 14336, 14336, 1.0, 1.0, 2.9), "read_tbs": 3.0, "vs_read": 0.97},
+            {**_row(64, 4096, 4096, 0.9, 0.9, 1.6), "read_tbs": 2.4, "vs_read": 0.67}]   # M 64: not in the count
+    read = shapes.summarize(rows, memory_peak_tbs=3.35)["weight_tbs_small_m"]["read"]
+    assert read == {"of": 3, "median_tbs": 2.8, "vs_read_median": 0.93, "vs_read_lowest": 0.79,
+                    "lowest_shape": [1, 4096, 4096]}
+    line = shapes.summary_lines(shapes.summarize(rows))[-1]
+    assert line.startswith("a bare read of the same weights") and "median 2.80 TB/s" in line
+    assert "0.93x its rate at the median, lowest 0.79x at 1x4096x4096" in line
+
+
 def test_the_summary_leaves_out_what_was_not_measured():
     summary = shapes.summarize([_row(2048, 4096, 4096, 1.01, None, 0.3)])
     assert "vs_lt_fused" not in summary and "weight_tbs_small_m" not in summary   # no fused baseline, no small M
@@ -91,6 +104,7 @@ def test_the_summary_leaves_out_what_was_not_measured():
                                              "2048x4096x4096"]
     no_peak = shapes.summarize([_row(8, 4096, 4096, 1.0, 1.0, 2.0)])["weight_tbs_small_m"]
     assert "at_share" not in no_peak and "peak_tbs" not in no_peak   # the driver did not give DRAM's peak
+    assert "read" not in no_peak   # no bare read timed
 
 
 def test_cli_prints_the_summary_within_the_width_under_the_table(monkeypatch):
