@@ -259,7 +259,7 @@ def peak_command(
                                            "3 = the rate kept up under the power limit, as during a long GEMM")] = 0.0,
     sass: Annotated[bool, typer.Option("--sass/--no-sass", help="Check each probe's SASS (needs nvcc or cuda-bindings, and cuobjdump)")] = True,
     json_path: Annotated[Optional[Path], typer.Option("--json", help="Save the rows (and the device) as JSON")] = None,
-    memory: Annotated[bool, typer.Option("--memory", help="DRAM read ceilings instead: one buffer read once per launch, "
+    memory: Annotated[bool, typer.Option("--memory", help="The DRAM read ceilings instead: one buffer read once per launch, "
                                          "by size (what a decode GEMM's weight read is judged against)")] = False,
     sizes: Annotated[Optional[str], typer.Option(help="With --memory: comma-separated sizes, MiB (e.g. 32) or f16 "
                                                  "weights N x K (e.g. 4096x14336); default the decode set's weights "
