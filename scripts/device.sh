@@ -9,12 +9,14 @@
 #             `tests_rest` (every other GPU test)
 #   sanitize  compute-sanitizer memcheck and racecheck over the probe kernels (mma.sync/ldmatrix, a WMMA capture),
 #             memcheck over the WMMA GEMM's edge cases and the public GEMM road's GPU tests, memcheck/racecheck/
-#             synccheck over the wgmma GEMM variants (benchmarks/wgmma_sanitize.py) and the wgmma peak probes
+#             synccheck over the wgmma GEMM variants (benchmarks/wgmma_sanitize.py), the wgmma peak probes and the
+#             DRAM readers of `peak --memory` (benchmarks/dram_read_sanitize.py)
 #   probes    every mma.sync / ldmatrix / stmatrix / movmatrix entry with every method against the PTX model
 #             (scripts/ptx_mma_device.py; JSON in $OUT), and `fraglab verify` (methods x model x atlas)
 #   capture   `fraglab atlas capture` of every family, then `fraglab atlas diff` with the bundled atlas (gzip in $OUT)
-#   bench     `fraglab peak` (burst and sustained), `fraglab gemm --wgmma|--wmma|--simt --bench` (JSON and plot in
-#             $OUT), the awkward shapes (benchmarks/wgmma_suite.py), the per-call cost (benchmarks/gemm_call_cost.py)
+#   bench     `fraglab peak` (burst and sustained; --memory, the DRAM read ceilings), `fraglab gemm --wgmma|--wmma|
+#             --simt --bench` (JSON and plot in $OUT), the awkward shapes (benchmarks/wgmma_suite.py), the per-call
+#             cost (benchmarks/gemm_call_cost.py)
 #   copy_loader  the wgmma copy loader's GPU tests, memcheck/racecheck/synccheck over its launches, its timings
 #             against the TMA path (benchmarks/wgmma_ragged.py --loaders; HEAD_KERNEL=FILE.cu times an older kernel beside)
 #   sass      registers, spills and SASS counts of the GEMM kernels (benchmarks/wgmma_sass.py, scripts/wmma_sass.py)
@@ -76,6 +78,7 @@ stage_sanitize() {
     for tool in memcheck racecheck synccheck; do
         step "${tool}_wgmma_gemm" 200 $SAN --tool "$tool" --report-api-errors no python3 benchmarks/wgmma_sanitize.py
         step "${tool}_peak" 200 $SAN --tool "$tool" python3 -m fraglab peak $probes --iters 8 --no-sass
+        step "${tool}_dram_read" 120 $SAN --tool "$tool" python3 benchmarks/dram_read_sanitize.py
     done
 }
 
@@ -107,6 +110,7 @@ stage_capture() {
 
 stage_bench() {
     step peak 200 python3 -m fraglab peak --sustain 3 --json "$OUT/peak.json"
+    step peak_memory 120 python3 -m fraglab peak --memory --json "$OUT/peak_memory.json" --plot "$OUT/peak_memory.png"
     step bench_wgmma 300 python3 -m fraglab gemm --wgmma --bench --size "$SIZES" --act relu --bias per_n \
         --out-dtype f16 --json "$OUT/bench_wgmma.json" --plot "$OUT/bench_wgmma.png"
     step bench_wmma 300 python3 -m fraglab gemm --wmma --bench --check --size "$SIZES" --act relu --bias per_n \
