@@ -217,6 +217,13 @@ __device__ __forceinline__ unsigned short sharing_mask(int m_rank, int n_rank, b
 __device__ __forceinline__ void cluster_sync() {
   asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;" ::: "memory");
 }
+// The start's cluster barrier. The arrive is relaxed: what it publishes, the barriers' initialisation, thread 0's
+// fence.mbarrier_init.release.cluster has released (the .release form, cluster_sync's, puts a MEMBAR.ALL.GPU in
+// every warp: ~0.6 us of a launch's start by the kernel's timeline, 2-4 % of a 1000^3 or decode-M launch).
+__device__ __forceinline__ void cluster_arrive_relaxed() {
+  asm volatile("barrier.cluster.arrive.relaxed;" ::: "memory");
+}
+__device__ __forceinline__ void cluster_wait() { asm volatile("barrier.cluster.wait.acquire;" ::: "memory"); }
 
 __device__ __forceinline__ unsigned cluster_rank() {
   unsigned rank;
@@ -844,7 +851,8 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
     if constexpr (Tile::StagedStore) prefetch_tma_map(&tma_d);
   }
   if constexpr (Tile::kClusterBlocks > 1) {
-    cluster_sync();  // every block's barriers exist before any block multicasts or arrives into them
+    cluster_arrive_relaxed();   // every block's barriers exist before any block multicasts or arrives into them
+    cluster_wait();
   } else {
     __syncthreads();
   }
