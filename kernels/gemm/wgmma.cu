@@ -959,6 +959,11 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
           if (it == 0) FRAGLAB_TRACE(2);
         }
       }
+      if constexpr (Tile::kClusterBlocks > 1) {
+        // The ring's last releases, this block's and (multicast) the other blocks', have all landed on this block's
+        // barriers before it arrives at the end: what lets the end's barrier go without a release (below).
+        for (int j = it; j < it + Stages; ++j) mbar_wait(&empty[j % Stages], ((j / Stages) & 1) ^ 1);
+      }
     }
   } else {
     setmaxnreg_inc<consumer_regs<Tile::kConsumers>()>();
@@ -981,6 +986,7 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
     const int a_row_offset = Tile::PingPong ? 0 : consumer * Tile::kWarpgroupRows;
     const int tile_step = Tile::PingPong ? Tile::kConsumers : 1;
     float acc[kMmaM][BN / 2];
+    int hand_overs = 0;   // split-K: this consumer's hand-overs so far (block 1's are waited for at the end)
     int local = Tile::PingPong ? consumer : 0;  // index of the unit among the block's units
     int turns = 0;                               // ping-pong: mainloops this warpgroup has started
     unsigned stores = 0;                         // staged store: TMA stores this warpgroup has issued
@@ -1135,6 +1141,7 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
         // Block 1 hands its partial sums to block 0 (consumer c to consumer c: both walk the same units) and
         // moves on; block 0 adds them and goes on to the epilogue. `reduce_round`: this consumer's tiles so far.
         const int reduce_round = local / tile_step;
+        hand_overs = reduce_round + 1;
         // this consumer's reduce buffer: thread t's float4 q at sums[q * 128 + t]
         float4* sums = reinterpret_cast<float4*>(reduce_smem + consumer * Tile::kReduceFloats);
         if (k_rank != 0) {
@@ -1198,10 +1205,20 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
     if constexpr (Tile::StagedStore) {
       if (t == 0) bulk_wait_all();  // the last stores are complete before the block (and its smem) is gone
     }
+    if constexpr (ClusterK > 1) {
+      // split-K, block 1: block 0 has read the last sums (so the copy of them is done) and its arrival on this
+      // block's barrier has landed before this block arrives at the end
+      if (k_rank != 0 && hand_overs > 0) mbar_wait(&reduce_free[consumer], (hand_overs - 1) & 1);
+    }
   }
 #undef FRAGLAB_WGMMA_WALK
-  // No block leaves while the other may still arrive on its barriers (or, split-K, write its reduce buffer).
-  if constexpr (Tile::kClusterBlocks > 1) cluster_sync();
+  // No block leaves while another may still read its shared memory. Every arrival into another block's barriers
+  // (a multicast stage's release, split-K's hand-over) has been waited for by that block's own tail waits above,
+  // so nothing is left to publish: relaxed (the .release form would put a MEMBAR.ALL.GPU in every warp).
+  if constexpr (Tile::kClusterBlocks > 1) {
+    cluster_arrive_relaxed();
+    cluster_wait();
+  }
   if (threadIdx.x == 128) FRAGLAB_TRACE(7);
 }
 
