@@ -90,7 +90,7 @@ def parse_sizes(text: str) -> list[ReadSize]:
                              argument="--sizes") from None
         if not WORD <= size.nbytes <= MAX_BYTES:
             raise InputError(f"invalid --sizes {text!r}: {part!r} is {size.nbytes} bytes; each size must be "
-                             f"16 bytes to 16 GiB ({_SIZE_FORMS})", argument="--sizes")
+                             f"16 bytes to 16 GiB, given as {_SIZE_FORMS}", argument="--sizes")
         sizes.append(size)
     if not sizes:
         raise InputError(f"invalid --sizes {text!r}: give one or more sizes, {_SIZE_FORMS}", argument="--sizes")

@@ -308,8 +308,8 @@ def peak_command(
         benchmod.save_json({"command": "peak", "device": info, "rows": rows}, json_path)
 
 
-def _memory_ceilings(probe, sizes: Optional[str], reader: Optional[list[str]], json_path: Optional[Path],
-                     plot: Optional[Path]) -> None:
+def _memory_ceilings(probe: Optional[list[str]], sizes: Optional[str], reader: Optional[list[str]],
+                     json_path: Optional[Path], plot: Optional[Path]) -> None:
     """`fraglab peak --memory`: fraglab.bench.memory's readers at each size, as a table (and JSON, and a chart)."""
     from .. import bench as benchmod
     from ..bench import memory, report

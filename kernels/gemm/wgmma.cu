@@ -213,13 +213,11 @@ __device__ __forceinline__ unsigned short sharing_mask(int m_rank, int n_rank, b
   return static_cast<unsigned short>(mask);
 }
 
-// Every thread of every block of the cluster (not .aligned: the producer warp arrives diverged).
-__device__ __forceinline__ void cluster_sync() {
-  asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;" ::: "memory");
-}
-// The start's cluster barrier. The arrive is relaxed: what it publishes, the barriers' initialisation, thread 0's
-// fence.mbarrier_init.release.cluster has released (the .release form, cluster_sync's, puts a MEMBAR.ALL.GPU in
-// every warp: ~0.6 us of a launch's start by the kernel's timeline, 2-4 % of a 1000^3 or decode-M launch).
+// The cluster barrier, every thread of every block (not .aligned: the producer warp arrives diverged), in two halves.
+// Its arrive is relaxed at both ends of the kernel: at the start, what it publishes (the barriers' initialisation)
+// thread 0's fence.mbarrier_init.release.cluster has released; at the end, nothing is left to publish (see there).
+// The .release form puts a MEMBAR.ALL.GPU in every warp: ~0.6 us of a launch's start by the kernel's timeline, and
+// about as much of its end, 2-5 % of a 1000^3 or decode-M launch.
 __device__ __forceinline__ void cluster_arrive_relaxed() {
   asm volatile("barrier.cluster.arrive.relaxed;" ::: "memory");
 }
@@ -1214,7 +1212,7 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
 #undef FRAGLAB_WGMMA_WALK
   // No block leaves while another may still read its shared memory. Every arrival into another block's barriers
   // (a multicast stage's release, split-K's hand-over) has been waited for by that block's own tail waits above,
-  // so nothing is left to publish: relaxed (the .release form would put a MEMBAR.ALL.GPU in every warp).
+  // so nothing is left to publish.
   if constexpr (Tile::kClusterBlocks > 1) {
     cluster_arrive_relaxed();
     cluster_wait();
