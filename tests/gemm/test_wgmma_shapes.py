@@ -124,3 +124,21 @@ def test_cli_prints_the_summary_within_the_width_under_the_table(monkeypatch):
     assert "at 1 of 2 shapes; lowest 0.93x at 8x4096x4096" in " ".join(x.strip() for x in summary)
     assert "3.35 TB/s at 1 of 2" in " ".join(x.strip() for x in summary)   # 2.90 >= 0.78 x 3.35, 1.80 not
     assert all(len(line) <= 80 for line in summary) and any(line.startswith("  ") for line in summary)
+
+
+@pytest.mark.gpu
+def test_run_shapes_sets_small_m_rows_beside_a_bare_read_of_their_weight(sm90, torch):
+    """Rows up to READ_MAX_M time a bare read of the weight beside fraglab; larger M do not. The read cannot be
+    slower than a GEMM that also multiplies, nor faster than DRAM's peak (the weights are rotated past L2)."""
+    small = shapes.Shape("decode", 8, 1024, 4096)
+    large = shapes.Shape("prefill", shapes.READ_MAX_M + 128, 512, 512)
+    result = shapes.run_shapes([small, large], b_order="F")
+    first, second = result["rows"]
+    assert "read" not in first and "read" not in second   # no TFLOP/s row for the read
+    assert "vs_read" not in second and "read_tbs" not in second
+    peak = result["device"]["memory_peak_tbs"] or 10.0
+    assert 0.05 < first["read_tbs"] < peak, first
+    assert first["vs_read"] == pytest.approx(first["read_ms"] / first["fraglab_ms"])
+    assert 0.2 < first["vs_read"] < 1.5, first   # a GEMM reading the same bytes, give or take its launch's ramp
+    summary = shapes.summarize(result["rows"], peak)
+    assert summary["weight_tbs_small_m"]["read"]["of"] == 1
