@@ -36,9 +36,11 @@ in docs/results/h100_2026-11-25b/gemm/, and H200 2026-11-26, docs/results/h200_2
    clusters of two (three consumer warpgroups; cuBLAS runs 192x192 in clusters of two here) reads 16% fewer per
    multiply-add (H100 07:55 UTC, promotion 128B: 3000^3 192x192c2 629 (0.98x), 128x192c2 570). The tile: the
    cluster tile whose waves do the most useful work at its rate (TILE_RATE_MISALIGNED), or, where 128x128 tiles
-   fit one wave, 64x128pc2 where its tiles fit one wave too (H200 1000^3: 205 against 128x128's 173), else 128x128
-   in clusters of two (H100 08:18 UTC, B row- / column-major: 1000x2000x1000 281 / 277 against 64x128pc2's 238 /
-   231; H200 08:33: 327 against 266). Not taken: 128x128 in clusters of 2x2 (A and B multicast, half the bytes of
+   fit one wave, 64x128pc2 where its units of two fit one wave of clusters too (H200 1000^3: 205 against 128x128's
+   173), else 128x128 in clusters of two (H100 08:18 UTC, B row- / column-major: 1000x2000x1000 281 / 277 against
+   64x128pc2's 238 / 231; H200 08:33: 327 against 266). Counted in units, not tiles: 800x1200 has 130 tiles of
+   64x128, but 13 row tiles make 70 units of two, past the 66 clusters of one wave (H100 2026-11-27 02:57 UTC, us,
+   B row- / column-major: 64x128pc2 15.7 / 16.1, 128x128c2 13.3 / 13.4; K 3000: 34.2 / 34.7 against 25.7 / 26.5). Not taken: 128x128 in clusters of 2x2 (A and B multicast, half the bytes of
    64x128pc2 on half the SMs): 1000^3 184 / 181 against 175 / 175 on the H100, but 195 against 207 on the H200.
    e4m3 keeps one-block 128x256 / 128x128 (TILE_RATE_MISALIGNED_FP8), or 128x64 where its tiles fit one wave. The
    operands stay on TMA: the kernel's copy loader (wgmma.LOADS 'copy': cp.async 16-byte chunks into the swizzled
@@ -138,11 +140,17 @@ def sector_aligned(m: int, n: int, k: int, dtype: str, b_order: str, out_dtype: 
     return all(p % SECTOR_BYTES == 0 for p in row_pitches(m, n, k, dtype, b_order, out_dtype, a_order))
 
 
+def cluster_units(m: int, n: int, bm: int, bn: int, cluster: int = 1) -> int:
+    """Units the persistent grid walks: `cluster` vertically adjacent bm x bn tiles each (an odd count of row tiles
+    leaves the last unit's second tile past M). A wave holds SMs // cluster of them."""
+    return tile_count(m, n, bm * cluster, bn)
+
+
 def useful_share(m: int, n: int, bm: int, bn: int, sm_count: int = SM_COUNT, cluster: int = 1) -> float:
     """The share of the tile slots of the persistent grid's whole waves that hold D's elements (not padding past
     M and N, not idle SMs in the last wave): M x N / (waves x SMs x bm x bn). With clusters, a wave is
     SMs / cluster units of `cluster` vertically adjacent tiles."""
-    units = tile_count(m, n, bm * cluster, bn)
+    units = cluster_units(m, n, bm, bn, cluster)
     slots = sm_count // cluster
     waves = -(-units // slots)
     return m * n / (waves * slots * cluster * bm * bn)
@@ -183,10 +191,13 @@ def choose(m: int, n: int, k: int, dtype: str = "f16", b_order: str = "C", out_d
         return Schedule("64x128p" if sixteen_bit and b_order == "F" else "64x256p", promotion, "one_row_tile")
     if not aligned:
         if sixteen_bit:
-            if tile_count(m, n, 128, 128) > sm_count:
-                tile = _best_tile(m, n, sm_count, TILE_RATE_MISALIGNED)
+            one_wave = sm_count // 2   # clusters of two
+            if tile_count(m, n, 128, 128) <= sm_count and cluster_units(m, n, 64, 128, 2) <= one_wave:
+                tile = "64x128pc2"
+            elif tile_count(m, n, 128, 128) <= sm_count and cluster_units(m, n, 128, 128, 2) <= one_wave:
+                tile = "128x128c2"
             else:
-                tile = "64x128pc2" if tile_count(m, n, 64, 128) <= sm_count else "128x128c2"
+                tile = _best_tile(m, n, sm_count, TILE_RATE_MISALIGNED)
         else:
             few = tile_count(m, n, 128, 64) <= sm_count
             tile = "128x64" if few else _best_tile(m, n, sm_count, TILE_RATE_MISALIGNED_FP8)
@@ -207,5 +218,5 @@ def choose_kernel(m: int, n: int, k: int, dtype: str = "f16", b_order: str = "C"
     return "skinny" if m <= SKINNY_MAX_M else "wgmma"
 
 
-__all__ = ["Schedule", "choose", "choose_kernel", "SKINNY_RULE", "SKINNY_MAX_M", "RULES", "SPLIT_K_MIN_K", "L2_PROMOTIONS", "DEFAULT_L2_PROMOTION", "wave_efficiency", "tile_count", "useful_share",
+__all__ = ["Schedule", "choose", "choose_kernel", "SKINNY_RULE", "SKINNY_MAX_M", "RULES", "SPLIT_K_MIN_K", "L2_PROMOTIONS", "DEFAULT_L2_PROMOTION", "wave_efficiency", "tile_count", "cluster_units", "useful_share",
            "row_pitches", "sector_aligned"]

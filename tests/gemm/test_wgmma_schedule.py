@@ -65,6 +65,10 @@ def test_rule_sector_misaligned_rows_turns_promotion_off_and_takes_a_cluster_of_
         for m, n in ((1000, 2000), (2000, 1000)):
             assert schedule.tile_count(m, n, 64, 128) > 132 >= schedule.tile_count(m, n, 128, 128)
             assert schedule.choose(m, n, 1000, "f16", order, "f16").tile == "128x128c2"
+        # 800x1200: 130 tiles of 64x128 would fit 132 SMs, but 13 row tiles make 70 units of two against one wave's
+        # 66 clusters: the second wave cost 64x128pc2 18 % (15.7 / 16.1 us against 128x128c2's 13.3 / 13.4, H100)
+        assert schedule.tile_count(800, 1200, 64, 128) <= 132 and schedule.cluster_units(800, 1200, 64, 128, 2) > 66
+        assert schedule.choose(800, 1200, 1000, "f16", order, "f16").tile == "128x128c2"
     assert schedule.choose(3000, 3000, 3000, "e4m3", "F", "f16").tile == "128x256"   # clusters unmeasured for fp8
     assert schedule.choose(3000, 3000, 3000, "e4m3", "F", "f16").rule == "sector_misaligned_rows"
     # D alone misaligned counts too (the TMA store: B^T rows are K = 4096 here); an f32 D of 3000 columns is
@@ -77,6 +81,19 @@ def test_rule_sector_misaligned_rows_turns_promotion_off_and_takes_a_cluster_of_
     assert (s.tile, s.l2_promotion) == ("64x128pc2", "none")
     s = schedule.choose(200, 1000, 1000, "e4m3", "F", "f16")
     assert (s.tile, s.l2_promotion, s.rule) == ("128x64", "none", "sector_misaligned_rows")
+
+
+def test_small_misaligned_problems_get_a_tile_whose_units_fit_one_wave():
+    """Where 128x128 tiles fit one wave, the misaligned rule never picks a tile that needs a second one (a cluster
+    tile's wave is SMs // 2 units of two tiles)."""
+    for m in range(100, 1500, 60):
+        for n in (1000, 1200, 1500, 2000, 2400):
+            if schedule.tile_count(m, n, 128, 128) > 132:
+                continue
+            s = schedule.choose(m, n, 1000, "f16", "C", "f16")
+            assert s.rule == "sector_misaligned_rows", (m, n)
+            bm, bn, cluster = {"64x128pc2": (64, 128, 2), **schedule.TILE_SHAPES}[s.tile]
+            assert schedule.cluster_units(m, n, bm, bn, cluster) <= 132 // cluster, (m, n, s.tile)
 
 
 def test_useful_share_counts_a_cluster_as_one_unit_of_two_tiles():
