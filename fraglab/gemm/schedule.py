@@ -39,7 +39,7 @@ in docs/results/h100_2026-11-25b/gemm/, and H200 2026-11-26, docs/results/h200_2
    fit one wave, 64x128pc2 where its units of two fit one wave of clusters too (H200 1000^3: 205 against 128x128's
    173), else 128x128 in clusters of two (H100 08:18 UTC, B row- / column-major: 1000x2000x1000 281 / 277 against
    64x128pc2's 238 / 231; H200 08:33: 327 against 266). Counted in units, not tiles: 800x1200 has 130 tiles of
-   64x128, but 13 row tiles make 70 units of two, past the 66 clusters of one wave (H100 2026-11-27 02:57 UTC, us,
+   64x128, but 13 row tiles make 70 units of two, past the 66 clusters of one wave (H100 2026-11-27 02:53 UTC, us,
    B row- / column-major: 64x128pc2 15.7 / 16.1, 128x128c2 13.3 / 13.4; K 3000: 34.2 / 34.7 against 25.7 / 26.5). Not taken: 128x128 in clusters of 2x2 (A and B multicast, half the bytes of
    64x128pc2 on half the SMs): 1000^3 184 / 181 against 175 / 175 on the H100, but 195 against 207 on the H200.
    e4m3 keeps one-block 128x256 / 128x128 (TILE_RATE_MISALIGNED_FP8), or 128x64 where its tiles fit one wave. The
