@@ -40,8 +40,9 @@ in docs/results/h100_2026-11-25b/gemm/, and H200 2026-11-26, docs/results/h200_2
    173), else 128x128 in clusters of two (H100 08:18 UTC, B row- / column-major: 1000x2000x1000 281 / 277 against
    64x128pc2's 238 / 231; H200 08:33: 327 against 266). Counted in units, not tiles: 800x1200 has 130 tiles of
    64x128, but 13 row tiles make 70 units of two, past the 66 clusters of one wave (H100 2026-11-27 02:53 UTC, us,
-   B row- / column-major: 64x128pc2 15.7 / 16.1, 128x128c2 13.3 / 13.4; K 3000: 34.2 / 34.7 against 25.7 / 26.5). Not taken: 128x128 in clusters of 2x2 (A and B multicast, half the bytes of
-   64x128pc2 on half the SMs): 1000^3 184 / 181 against 175 / 175 on the H100, but 195 against 207 on the H200.
+   B row- / column-major: 64x128pc2 15.7 / 16.1, 128x128c2 13.3 / 13.4; K 3000: 34.2 / 34.7 against 25.7 / 26.5).
+   Not taken: 128x128 in clusters of 2x2 (A and B multicast, half the bytes of 64x128pc2 on half the SMs): 1000^3
+   184 / 181 against 175 / 175 on the H100, but 195 against 207 on the H200.
    e4m3 keeps one-block 128x256 / 128x128 (TILE_RATE_MISALIGNED_FP8), or 128x64 where its tiles fit one wave. The
    operands stay on TMA: the kernel's copy loader (wgmma.LOADS 'copy': cp.async 16-byte chunks into the swizzled
    stages) measured slower than TMA on each shape (H100 22:09 UTC,
@@ -191,10 +192,10 @@ def choose(m: int, n: int, k: int, dtype: str = "f16", b_order: str = "C", out_d
         return Schedule("64x128p" if sixteen_bit and b_order == "F" else "64x256p", promotion, "one_row_tile")
     if not aligned:
         if sixteen_bit:
-            one_wave = sm_count // 2   # clusters of two
-            if tile_count(m, n, 128, 128) <= sm_count and cluster_units(m, n, 64, 128, 2) <= one_wave:
+            one_wave = sm_count // 2   # clusters of two (either fitting implies 128x128 tiles fit one wave)
+            if cluster_units(m, n, 64, 128, 2) <= one_wave:
                 tile = "64x128pc2"
-            elif tile_count(m, n, 128, 128) <= sm_count and cluster_units(m, n, 128, 128, 2) <= one_wave:
+            elif cluster_units(m, n, 128, 128, 2) <= one_wave:
                 tile = "128x128c2"
             else:
                 tile = _best_tile(m, n, sm_count, TILE_RATE_MISALIGNED)
