@@ -24,6 +24,7 @@ from typing import Optional
 
 from ..errors import InputError, check_choice
 from ..runtime.build import KernelBuild
+from .timing import l2_cache_bytes, rotation_count, time_interleaved
 
 READERS = ("ldg", "bulk")
 READ_BUILD = KernelBuild(entry="bench/dram_read.cu", name_expressions=("fraglab_read_ldg", "fraglab_read_bulk"))
@@ -137,8 +138,6 @@ def launch_shape(reader: str, sm_count: int) -> tuple[int, int, int]:
 def copies_for(nbytes: int, l2_bytes: int) -> int:
     """Buffers to rotate through: one pass twice L2 (fraglab.bench.timing.rotation_count), all of them within
     ROTATION_CAP_BYTES."""
-    from .timing import rotation_count
-
     return max(1, min(rotation_count(nbytes, l2_bytes), ROTATION_CAP_BYTES // nbytes))
 
 
@@ -200,12 +199,11 @@ def measure(sizes: list[ReadSize], readers: tuple[str, ...] = READERS, progress=
     """Time each reader at each size (interleaved rounds, buffers rotated past L2), check their sums, and give
     one row per (size, reader)."""
     from ..runtime import gpu
-    from . import timing
 
     cp = gpu.cupy()
     info = gpu.device_info()
     peak = info.get("memory_peak_tbs")
-    l2 = timing.l2_cache_bytes()
+    l2 = l2_cache_bytes()
     task = progress.add_task(f"peak --memory ({len(sizes)} sizes)", total=len(sizes)) if progress else None
     rows = []
     rng = cp.random.default_rng(2026)
@@ -213,7 +211,7 @@ def measure(sizes: list[ReadSize], readers: tuple[str, ...] = READERS, progress=
         copies = copies_for(size.nbytes, l2)
         buffers = [rng.integers(0, 2**32, size=size.nbytes // 4, dtype=cp.uint32) for _ in range(copies)]
         runners = {r: Reader(r, buffers, info["sm_count"]) for r in readers}
-        timings = timing.time_interleaved(runners, rounds=3, reps=reps_for(size.nbytes), rotate=copies)
+        timings = time_interleaved(runners, rounds=3, reps=reps_for(size.nbytes), rotate=copies)
         for r, runner in runners.items():
             runner.check(copies - 1)
             t = timings[r]

@@ -31,6 +31,7 @@ import numpy as np
 from ..apis import wgmma_model
 from ..errors import ProbeUnsupported
 from ..runtime.build import SM90A, KernelBuild, Sm90aBuild
+from .memory import READ_BUILD
 
 PEAK_ITERS = 8192
 WARPS_PER_BLOCK = 8
@@ -117,8 +118,6 @@ def build_of(p: PeakProbe) -> KernelBuild:
 def kernel_builds() -> list[tuple[KernelBuild, tuple[str, ...]]]:
     """Every build `fraglab peak` can compile, with the architectures it is compiled for (the compile test); the
     DRAM readers of `peak --memory` too (the bulk one traps below sm_90, where it is never offered)."""
-    from .memory import READ_BUILD
-
     return [(PEAK_BUILD, ("sm_80", "sm_90")), (PEAK_WGMMA_BUILD, (WGMMA_ARCH,)), (READ_BUILD, ("sm_80", "sm_90"))]
 
 

@@ -97,7 +97,7 @@ def run_shapes(shapes: list[Shape], *, dtype: str = "f16", act: str = "relu", bi
     from .memory import Reader
 
     cp = gpu.cupy()
-    sm_count = gpu.device_info()["sm_count"]
+    info = gpu.device_info()
     tdt = {"f16": torch.float16, "bf16": torch.bfloat16}[dtype]
     odt = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32}[out_dtype]
     fused_baseline = bias_mode == "per_n" and act in ("relu", "gelu")
@@ -123,7 +123,7 @@ def run_shapes(shapes: list[Shape], *, dtype: str = "f16", act: str = "relu", bi
             fns["lt_fused"] = lambda i: torch._addmm_activation(xs[i][3], xs[i][0], xs[i][1], use_gelu=act == "gelu")
         if s.m <= READ_MAX_M:   # the weight's own bytes, whichever order B has
             weights = [cp.asarray(b if b.is_contiguous() else b.t()).ravel() for _, b, _, _ in xs]
-            fns["read"] = Reader("ldg", weights, sm_count)
+            fns["read"] = Reader("ldg", weights, info["sm_count"])
         reps = _reps(s.m, s.n, s.k)
         timings = benchmod.time_interleaved(fns, rounds=3, reps=reps, rotate=sets)
         row = {"label": s.label, "m": s.m, "n": s.n, "k": s.k, "tile": runs[0].kernel_spec.tile,
@@ -144,7 +144,7 @@ def run_shapes(shapes: list[Shape], *, dtype: str = "f16", act: str = "relu", bi
         cp.get_default_memory_pool().free_all_blocks()
         if progress:
             progress.advance(task)
-    return {"rows": rows, "device": gpu.device_info(), "dtype": dtype, "act": act, "bias": bias_mode,
+    return {"rows": rows, "device": info, "dtype": dtype, "act": act, "bias": bias_mode,
             "out_dtype": out_dtype, "b_order": b_order}
 
 

@@ -15,7 +15,7 @@ import typer
 
 from ..errors import CheckFailed, InputError
 from ..errors import check_choice
-from ..files import check_target
+from ..files import check_target, is_stdout
 from ..gemm.epilogue import ACT_KINDS, BIAS_MODES
 from ..gemm.validate import OUT_DTYPES
 
@@ -73,13 +73,18 @@ def _label(row: dict) -> dict:
     return dict(row, size=size_label(row)) if {"m", "n", "k"} <= row.keys() else row
 
 
-def _print_table(rows: list[dict], columns, title: str) -> None:
+def _json_on_stdout(json_path: Optional[Path]) -> bool:
+    """--json -: stdout carries the JSON alone, so the tables and summary lines go to stderr."""
+    return json_path is not None and is_stdout(json_path)
+
+
+def _print_table(rows: list[dict], columns, title: str, err: bool = False) -> None:
     from rich.console import Console
 
     from ..bench.report import rows_table
-    console = Console()
+    console = Console(stderr=err)
     if not console.is_terminal:  # logs and pipes: wide enough that no column is cut
-        console = Console(width=max(console.width, 132))
+        console = Console(stderr=err, width=max(console.width, 132))
     console.print(rows_table([_label(r) for r in rows], columns, title))
 
 
@@ -179,25 +184,27 @@ def gemm_command(
 
     title = (f"{('WGMMA ' if wgmma else 'WMMA ') + dtype if wmma else 'SIMT f32'} GEMM, "
              f"D {out_dtype if wmma else 'f32'}, act={act}, bias={bias}, beta={beta}" + (", save Z" if save_z else ""))
+    err = _json_on_stdout(json_path)
     if wmma:
         if check:
-            _print_table(rows, CHECK_COLUMNS, title + ": check against float64")
+            _print_table(rows, CHECK_COLUMNS, title + ": check against float64", err=err)
         if bench:
             ceiling, sustained = result.get("ceiling_tflops"), result.get("ceiling_sustained_tflops")
             _print_table(result["summary"], summary_columns(family),
-                         title + ": TFLOP/s (2MNK / median time)")
+                         title + ": TFLOP/s (2MNK / median time)", err=err)
             note = f"{result['ceiling_label']}, measured in this run: {ceiling:.0f} TFLOP/s burst" if ceiling else ""
             if ceiling and sustained:
                 note += f", {sustained:.0f} sustained under the power limit"
             _print_table(result["summary"], RATIO_COLUMNS, "Ratios" + (f" (ceiling: {note})" if note else ""))
             for line in result.get("notes", ()):
-                typer.echo(line)
+                typer.echo(line, err=err)
             if result.get("calls"):
                 from ..bench.call_timing import CALL_COLUMNS, CALLS
                 _print_table(result["calls"], CALL_COLUMNS,
-                             f"One-shot call, us per call ({CALLS} back to back, one synchronise)")
+                             f"One-shot call, us per call ({CALLS} back to back, one synchronise)",
+                             err=err)
     else:
-        _print_table(rows, SIMT_COLUMNS, title)
+        _print_table(rows, SIMT_COLUMNS, title, err=err)
     if json_path is not None:
         try:
             from ..runtime import gpu
@@ -239,13 +246,15 @@ def _shapes_command(name: str, *, dtype: str, act: str, bias: str, out_dtype: st
     with benchmod.progress(transient=True) as prog:
         result = run_shapes(shape_set(name), dtype=dtype, act=act, bias_mode=bias, out_dtype=out_dtype,
                             b_order=b_order or "F", progress=prog)
+    err = _json_on_stdout(json_path)
     _print_table(result["rows"], SHAPE_COLUMNS,
-                 f"--shapes {name}: {dtype}, D {out_dtype}, act={act}, bias={bias}, B {b_order or 'F'}; TFLOP/s")
+                 f"--shapes {name}: {dtype}, D {out_dtype}, act={act}, bias={bias}, B {b_order or 'F'}; TFLOP/s",
+                 err=err)
     summary = summarize(result["rows"], result["device"].get("memory_peak_tbs"))
     from ..show.terminal import output_width
     width = output_width()
     for line in summary_lines(summary):   # the terminal's width, 80 at most when piped
-        typer.echo(textwrap.fill(line, width, subsequent_indent="  ", break_on_hyphens=False))
+        typer.echo(textwrap.fill(line, width, subsequent_indent="  ", break_on_hyphens=False), err=err)
     if json_path is not None:
         benchmod.save_json({"command": "gemm --shapes", "shapes": name, **result, "summary": summary}, json_path)
 
@@ -303,7 +312,8 @@ def peak_command(
         c = checks.get(r["kernel"])
         r["sass"] = ("ok: " if c.ok else "SUSPECT: ") + c.note if c else "-"
         r["sass_ok"] = c.ok if c else None
-    _print_table(rows, peak.COLUMNS, f"Tensor-core rate ceilings on {info['gpu_name']}")
+    _print_table(rows, peak.COLUMNS, f"Tensor-core rate ceilings on {info['gpu_name']}",
+                 err=_json_on_stdout(json_path))
     if json_path is not None:
         benchmod.save_json({"command": "peak", "device": info, "rows": rows}, json_path)
 
@@ -328,7 +338,7 @@ def _memory_ceilings(probe: Optional[list[str]], sizes: Optional[str], reader: O
     info = gpu.device_info()
     peak_tbs = info.get("memory_peak_tbs")
     title = f"DRAM read ceilings on {info['gpu_name']}" + (f" (peak {peak_tbs:.2f} TB/s)" if peak_tbs else "")
-    _print_table(rows, memory.COLUMNS, title)
+    _print_table(rows, memory.COLUMNS, title, err=_json_on_stdout(json_path))
     if json_path is not None:
         benchmod.save_json({"command": "peak --memory", "device": info, "rows": rows}, json_path)
     if plot is not None:

@@ -36,6 +36,13 @@ __device__ __forceinline__ void bulk_prefetch_l2(const void* p, unsigned bytes) 
                : "memory");
 }
 
+// A cluster barrier whose arrive is relaxed, for every thread of every block (not .aligned: warps may arrive
+// diverged): for a caller with nothing to publish, or whose fence already released it. The .release form puts a
+// MEMBAR.ALL.GPU in every warp: ~0.6 us of a launch's start or end by the wgmma kernel's timeline.
+__device__ __forceinline__ void cluster_sync_relaxed() {
+  asm volatile("barrier.cluster.arrive.relaxed;\nbarrier.cluster.wait.acquire;" ::: "memory");
+}
+
 // Programmatic dependent launch (the launcher's PackedLaunch(programmatic=True)): the kernel may start while the
 // previous kernel in the stream is still running. Every thread waits here before its first access to global memory
 // that kernel may write or read (A, B, C, bias, D, Z); what comes before touches only shared memory, the tensor

@@ -213,15 +213,6 @@ __device__ __forceinline__ unsigned short sharing_mask(int m_rank, int n_rank, b
   return static_cast<unsigned short>(mask);
 }
 
-// The cluster barrier, every thread of every block (not .aligned: the producer warp arrives diverged), in two halves.
-// Its arrive is relaxed at both ends of the kernel: at the start, what it publishes (the barriers' initialisation)
-// thread 0's fence.mbarrier_init.release.cluster has released; at the end, nothing is left to publish (see there).
-// The .release form puts a MEMBAR.ALL.GPU in every warp: ~0.6 us of a launch's start by the kernel's timeline, and
-// about as much of its end, 2-5 % of a 1000^3 or decode-M launch.
-__device__ __forceinline__ void cluster_arrive_relaxed() {
-  asm volatile("barrier.cluster.arrive.relaxed;" ::: "memory");
-}
-__device__ __forceinline__ void cluster_wait() { asm volatile("barrier.cluster.wait.acquire;" ::: "memory"); }
 
 __device__ __forceinline__ unsigned cluster_rank() {
   unsigned rank;
@@ -849,8 +840,9 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
     if constexpr (Tile::StagedStore) prefetch_tma_map(&tma_d);
   }
   if constexpr (Tile::kClusterBlocks > 1) {
-    cluster_arrive_relaxed();   // every block's barriers exist before any block multicasts or arrives into them
-    cluster_wait();
+    // every block's barriers exist before any block multicasts or arrives into them (their initialisation thread 0's
+    // fence.mbarrier_init.release.cluster released: 2-5 % of a 1000^3 or decode-M launch against a .release arrive)
+    cluster_sync_relaxed();
   } else {
     __syncthreads();
   }
@@ -1213,10 +1205,7 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
   // No block leaves while another may still read its shared memory. Every arrival into another block's barriers
   // (a multicast stage's release, split-K's hand-over) has been waited for by that block's own tail waits above,
   // so nothing is left to publish.
-  if constexpr (Tile::kClusterBlocks > 1) {
-    cluster_arrive_relaxed();
-    cluster_wait();
-  }
+  if constexpr (Tile::kClusterBlocks > 1) cluster_sync_relaxed();
   if (threadIdx.x == 128) FRAGLAB_TRACE(7);
 }
 

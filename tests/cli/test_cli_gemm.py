@@ -239,3 +239,30 @@ def test_out_dtype_reaches_the_suite_the_title_and_the_json(monkeypatch, tmp_pat
     assert json.loads((tmp_path / "r.json").read_text())["out_dtype"] == "bf16"
     _run("gemm", family, "--size", "64")
     assert seen["out_dtype"] == "f32"   # the default
+
+
+def test_json_to_stdout_leaves_stdout_to_the_json_and_the_tables_to_stderr(monkeypatch, fake_gpu):
+    """`--json -` is for a pipe (`| jq`): the tables and summary lines that stdout carries otherwise go to stderr."""
+    from fraglab.bench import memory, peak, shapes
+    from fraglab.runtime import gpu
+
+    monkeypatch.setattr(gpu, "compute_capability", lambda: 90)
+    monkeypatch.setattr(gpu, "device_info", lambda: {"gpu_name": "H100", "memory_peak_tbs": 3.35})
+    monkeypatch.setattr(memory, "measure", lambda sizes, readers, progress=None: [
+        memory.row(r, s, 0.0125, 0.012, 0.013, 4, 3.35) for s in sizes for r in readers])
+    monkeypatch.setattr(peak, "measure", lambda kernels, iters, sustain_s, progress: [
+        {"probe": "wmma f16->f32", "kernel": "peak_wmma_f16_f32", "shape": "m16n16k16", "tflops": 648.0,
+         "unit": "TFLOP/s", "ms": 1.0}])
+    rows = [{"label": "decode", "m": 8, "n": 4096, "k": 4096, "tile": "skinny/k4", "fraglab": 2.0, "cublas": 2.1,
+             "lt_fused": 2.1, "vs_cublas": 0.95, "vs_lt_fused": 0.95, "weight_tbs": 1.9}]
+    monkeypatch.setattr(shapes, "run_shapes", lambda *a, **k: {"rows": rows, "device": {"memory_peak_tbs": 3.35}})
+    for args, table, command in ((("peak", "--memory", "--sizes", "32"), "DRAM read ceilings", "peak --memory"),
+                                 (("peak", "--no-sass"), "Tensor-core rate ceilings", "peak"),
+                                 (("gemm", "--bench", "--shapes", "decode"), "fraglab >= cuBLAS", "gemm --shapes")):
+        res = _run(*args, "--json", "-")
+        assert res.exit_code == 0, res.output
+        assert json.loads(res.stdout)["command"] == command, args
+        assert table in res.stderr, args
+        # and without --json the table stays on stdout
+        plain = _run(*args)
+        assert table in plain.stdout and table not in plain.stderr, args
