@@ -54,7 +54,9 @@ def main() -> int:
         err = np.abs(z.get() - pre).max() / np.abs(pre).max()
         d = d_full.get()[:, :n]
         d = (d.astype(np.uint32) << 16).view(np.float32) if out == "bf16" else d.astype(np.float32)
-        ok = err < 1e-3 and np.array_equal(d > 0, pre > 0) and not np.isnan(d).any()
+        # D against relu(pre) within its type's rounding, not by sign: a 16-bit D rounds a tiny positive value to 0
+        d_err = np.abs(d - np.maximum(pre, 0)).max() / np.abs(pre).max()
+        ok = err < 1e-3 and d_err < {"f32": 1e-3, "f16": 2e-3, "bf16": 8e-3}[out] and not np.isnan(d).any()
         bad += not ok
         print(f"{m}x{n}x{k} B {order} by {b_load} {layout} splits {splits} cluster {cluster} D {out} pad {pad}: "
               f"z err {err:.2e} {'ok' if ok else 'WRONG'}")

@@ -142,7 +142,9 @@ def main() -> int:
             bias2 = bias[None, :] if bias_mode == "per_n" else bias[:, None]
             pre = a.astype(np.float64) @ b.astype(np.float64) + 0.5 * c + bias2
             err = np.abs(z.get() - pre).max() / np.abs(pre).max()
-            ok = err < 1e-3 and np.array_equal(d.get() > 0, pre > 0) and not np.isnan(d.get()).any()
+            # D against relu(pre), not by sign: a 16-bit D rounds a tiny positive value to 0
+            d_err = np.abs(d.get().astype(np.float64) - np.maximum(pre, 0)).max() / np.abs(pre).max()
+            ok = err < 1e-3 and d_err < 2e-3 and not np.isnan(d.get()).any()
             bad += not ok
             print(f"{tile} {out} {store} A {a_order} B {b_order} loads {'/'.join(loads)} {m}x{n}x{k} {bias_mode} "
                   f"grid {grid or 'full'}: rel err {err:.2e} {'ok' if ok else 'FAILED'}", flush=True)

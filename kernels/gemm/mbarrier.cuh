@@ -43,6 +43,10 @@ __device__ __forceinline__ void cluster_sync_relaxed() {
   asm volatile("barrier.cluster.arrive.relaxed;\nbarrier.cluster.wait.acquire;" ::: "memory");
 }
 
+// The same barrier in two halves, for a thread with work to do between its arrival and its need of the others'.
+__device__ __forceinline__ void cluster_arrive_relaxed() { asm volatile("barrier.cluster.arrive.relaxed;" ::: "memory"); }
+__device__ __forceinline__ void cluster_wait_acquire() { asm volatile("barrier.cluster.wait.acquire;" ::: "memory"); }
+
 // Programmatic dependent launch (the launcher's PackedLaunch(programmatic=True)): the kernel may start while the
 // previous kernel in the stream is still running. Every thread waits here before its first access to global memory
 // that kernel may write or read (A, B, C, bias, D, Z); what comes before touches only shared memory, the tensor

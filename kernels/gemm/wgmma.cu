@@ -419,15 +419,16 @@ __device__ __forceinline__ void wgmma_tile_step(float* d, unsigned long long des
 }
 
 // The persistent schedule: tile index -> (row tile, column tile), GroupM row tiles at a time down each column.
+// (Unsigned: a division of non-negative ints is a few instructions shorter so, on the producer's way to its first load.)
 template <int GroupM>
 __device__ __forceinline__ void tile_coords(int tile, int m_tiles, int n_tiles, int& tm, int& tn) {
-  const int per_group = GroupM * n_tiles;
-  const int group = tile / per_group;
-  const int first_m = group * GroupM;
-  const int rows = min(m_tiles - first_m, GroupM);
-  const int in_group = tile - group * per_group;
-  tm = first_m + in_group % rows;
-  tn = in_group / rows;
+  const unsigned per_group = GroupM * static_cast<unsigned>(n_tiles);
+  const unsigned group = static_cast<unsigned>(tile) / per_group;
+  const unsigned first_m = group * GroupM;
+  const unsigned rows = min(static_cast<unsigned>(m_tiles) - first_m, static_cast<unsigned>(GroupM));
+  const unsigned in_group = static_cast<unsigned>(tile) - group * per_group;
+  tm = static_cast<int>(first_m + in_group % rows);
+  tn = static_cast<int>(in_group / rows);
 }
 
 // B's (K64, N64) blocks sit kBBlockBytes apart along N and 8-row (1024-byte) swizzle atoms along K. Which of
@@ -817,6 +818,10 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
   if (threadIdx.x == 0) {
     FRAGLAB_TRACE(0);   // trace points: 0 entry, 1 past the start sync, 2 first loads issued, 3 first stage full,
                         // 4 first tile's mainloop done, 5 its sums complete (split-K), 6 its D issued, 7 done
+  }
+  // The barriers are set up by a consumer thread, so the producer thread works out its walk and first unit
+  // meanwhile (about 0.4 us of arithmetic, which followed the start's sync and held back the first load).
+  if (threadIdx.x == 128) {
     for (int s = 0; s < Stages; ++s) {
       // the producer's arrive.expect_tx (+ the TMA bytes); with the copy loader each copy thread's cp.async
       // arrival, and the TMA part's arrive.expect_tx where one operand stays on TMA
@@ -839,18 +844,25 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
     if constexpr (kStagedBias) prefetch_tma_map(&tma_bias);
     if constexpr (Tile::StagedStore) prefetch_tma_map(&tma_d);
   }
+  // Clusters: the start's barrier, split. Every thread arrives here and waits (start_wait) where its role first
+  // needs the barriers or another block, after the arithmetic it can do before (1000^3: 1-2 % of the launch).
+  // Every block's barriers exist before any block multicasts or arrives into them: their initialisation's
+  // fence.mbarrier_init.release.cluster released them, so the arrive is relaxed (2-5 % of a 1000^3 or decode-M
+  // launch against a .release arrive). One block: a block barrier (compute-sanitizer's synccheck rejects a cluster
+  // barrier's waits at several places there, and no gain was measured).
   if constexpr (Tile::kClusterBlocks > 1) {
-    // every block's barriers exist before any block multicasts or arrives into them (their initialisation thread 0's
-    // fence.mbarrier_init.release.cluster released: 2-5 % of a 1000^3 or decode-M launch against a .release arrive)
-    cluster_sync_relaxed();
+    cluster_arrive_relaxed();
   } else {
     __syncthreads();
   }
-  // No global memory before this line. (Asking L2 here for the weight's first ring, as the skinny GEMM does, cost
-  // 3-8 % alone at 1000^3 and M 64 / 128, N = K = 4096: the producer's loads ask for the same boxes right after.)
-  wait_for_previous_grid();
-  let_next_grid_start();      // its blocks find no room (shared memory) until this kernel's blocks leave
-  if (threadIdx.x == 0) FRAGLAB_TRACE(1);
+  // No global memory before the wait for the previous grid. (Asking L2 here for the weight's first ring, as the
+  // skinny GEMM does, cost 3-8 % alone at 1000^3 and M 64 / 128, N = K = 4096: the producer's loads ask for the same
+  // boxes right after.) The next grid's blocks find no room (shared memory) until this kernel's blocks leave.
+  auto start_wait = [] {
+    if constexpr (Tile::kClusterBlocks > 1) cluster_wait_acquire();
+    wait_for_previous_grid();
+    let_next_grid_start();
+  };
 
   if (warpgroup == 0) {
     // Producer: one thread walks the block's tiles in order and keeps the ring full (with the copy loader: the
@@ -862,6 +874,7 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
       // Bias thread (warp 1): the same tiles in the same order; slot j % kBiasSlots takes tile j's rows (PerM) or
       // columns (PerN), zeros past the edge, once the slot's readers are done with tile j - kBiasSlots.
       constexpr int kExtent = Epi::kBias == BiasMode::PerN ? BN : BM;
+      start_wait();
       int j = 0;
       for (int unit = cluster; unit < units; unit += clusters, ++j) {
         int um, un;
@@ -874,6 +887,7 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
                     &bias_full[slot]);
       }
     } else if (copied_operands != 0) {
+      start_wait();
       if constexpr (Tile::kClusterBlocks == 1) {
         const bool a_mn = sizeof(T) == 2 && a_mn_major;
         if (threadIdx.x / 32 != 1) {
@@ -889,9 +903,14 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
       // the blocks sharing this block's rows of A (its row of the cluster) and its columns of B (its column)
       const unsigned short a_mask = sharing_mask<ClusterM, ClusterN>(m_rank, n_rank, true);
       const unsigned short b_mask = sharing_mask<ClusterM, ClusterN>(m_rank, n_rank, false);
+      // The unit's coordinates; in clusters the first unit's are worked out before the start's wait.
+      constexpr bool kFirstEarly = Tile::kClusterBlocks > 1;
+      int um = 0, un = 0;
+      if (kFirstEarly && cluster < units) tile_coords<kUnitGroup>(cluster, m_units, n_units, um, un);
+      start_wait();
+      FRAGLAB_TRACE(1);
       for (int unit = cluster; unit < units; unit += clusters) {
-        int um, un;
-        tile_coords<kUnitGroup>(unit, m_units, n_units, um, un);
+        if (!kFirstEarly || unit != cluster) tile_coords<kUnitGroup>(unit, m_units, n_units, um, un);
         const int tm = um * ClusterM + m_rank;
         const int tn = un * ClusterN + n_rank;
         // A block past M (N) skips its share of A (B), and so does every block that share goes to. Not in clusters
@@ -954,8 +973,11 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
         // barriers before it arrives at the end: what lets the end's barrier go without a release (below).
         for (int j = it; j < it + Stages; ++j) mbar_wait(&empty[j % Stages], ((j / Stages) & 1) ^ 1);
       }
+    } else {
+      start_wait();
     }
   } else {
+    start_wait();
     setmaxnreg_inc<consumer_regs<Tile::kConsumers>()>();
     FRAGLAB_WGMMA_WALK
     const int consumer = warpgroup - 1;
