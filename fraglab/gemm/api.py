@@ -122,8 +122,18 @@ def prepare(a, b, *, c=None, bias=None, bias_mode: Optional[str] = None, act: st
         d_kernel = cp.empty((m, n), dtype=cp.float32) if cast else d
         # the cast writes dense rows: a D with a row pitch gets them through a dense 16-bit scratch
         d_cast = cp.empty((m, n), dtype=d.dtype) if cast and plan.ldd else d
-    launch = _launcher(family, spec, plan, a, b, d_kernel, c_arg, bias_arg, z, alpha, beta, leaky_slope,
+    bias_kernel = bias_arg
+    if plan.bias_dtype != "f32" and family != "wgmma":   # the WMMA kernel reads a float32 bias: a copy per launch
+        with gpu.relaxed_capture() if capturing else _NO_STREAM:
+            bias_kernel = cp.empty(bias_arg.shape, dtype=cp.float32)
+    launch = _launcher(family, spec, plan, a, b, d_kernel, c_arg, bias_kernel, z, alpha, beta, leaky_slope,
                        (scale_a, scale_b))
+    if bias_kernel is not bias_arg:
+        gemm_launch, bias_16 = launch, bias_arg
+
+        def launch():
+            bias_as_float32(cp, bias_16, bias_kernel)   # the bias as it is at this launch
+            gemm_launch()
     if cast:
         kernel_launch, out_dtype_code = launch, plan.out_dtype
 
@@ -220,6 +230,32 @@ def _prepared_on_road(cp, road, a, b, c, bias, alpha, beta, leaky_slope, out, z_
     return PreparedGemm(plan, spec, d, z, launch)
 
 
+def bias_as_float32(cp, bias, out=None):
+    """A 16-bit bias' values as float32, into `out` where given (no temporary: launches may be captured in a graph);
+    bfloat16 viewed as uint16 bits is widened by its exponent's place. A float32 bias without `out`: itself."""
+    if out is None and bias.dtype == cp.float32:
+        return bias
+    if out is None:
+        out = cp.empty(bias.shape, dtype=cp.float32)
+    if bias.dtype == cp.uint16:
+        _bf16_bits_to_float32(cp)(bias, out)
+    else:
+        cp.copyto(out, bias, casting="safe")
+    return out
+
+
+_WIDEN = {}
+
+
+def _bf16_bits_to_float32(cp):
+    kernel = _WIDEN.get("bf16")
+    if kernel is None:
+        kernel = _WIDEN["bf16"] = cp.ElementwiseKernel("uint16 bits", "float32 value",
+                                                       "value = __uint_as_float((unsigned int)bits << 16)",
+                                                       "fraglab_bf16_bits_to_float32")
+    return kernel
+
+
 def _empty_problem(cp, plan: GemmPlan, a_in, d, z, c, bias, beta, leaky_slope, out_in, z_in) -> PreparedGemm:
     """M = 0 or N = 0: an empty D; K = 0: D = act(beta * C + bias), as torch.addmm (computed by CuPy, or by torch
     for torch tensors; the float64 reference's activation through the host for CuPy, a corner case)."""
@@ -234,7 +270,7 @@ def _empty_problem(cp, plan: GemmPlan, a_in, d, z, c, bias, beta, leaky_slope, o
         if plan.bias_mode == "per_m":
             pre += bias[:, None]
         elif plan.bias_mode != "none":
-            pre += bias
+            pre += bias_as_float32(cp, bias)
         d[...] = cp.asarray(reference.activate(cp.asnumpy(pre), plan.act, leaky_slope)).astype(d.dtype)
         if z is not None:
             z[...] = pre
@@ -257,8 +293,10 @@ def gemm(a, b, *, c=None, bias=None, bias_mode: Optional[str] = None, act: str =
     (SIMT ladder): CuPy arrays, torch CUDA tensors, or any object with __cuda_array_interface__ or __dlpack__ on
     the GPU (viewed without a copy; host arrays are refused by name). bf16 without a CuPy bfloat16 dtype: uint16
     bit patterns with input_dtype="bf16" (a torch bfloat16 tensor is viewed so by itself).
-    c, bias, z: float32. bias_mode: none | per_m (M,) | per_n (N,) | full (M, N); left as None it follows the
-    bias (none, or per_n for 1-D, full for 2-D). act: none relu leaky_relu gelu gelu_tanh silu sigmoid tanh.
+    c, bias, z: float32; a per-column bias may also be of a and b's own 16-bit type (an nn.Linear's bias as it is:
+    the wgmma and skinny GEMMs read it so, the WMMA kernel takes a float32 copy made at each launch). bias_mode:
+    none | per_m (M,) | per_n (N,) | full (M, N); left as None it follows the bias (none, or per_n for 1-D, full for
+    2-D). act: none relu leaky_relu gelu gelu_tanh silu sigmoid tanh.
     beta != 0 needs c; beta == 0 ignores c.
     out_dtype: D's type, "f32" (default) | "f16" | "bf16" (also float32 / float16 / bfloat16, or a numpy, CuPy or
     torch dtype); with `out` given, out's dtype decides and a different out_dtype is an error. The wgmma kernel
@@ -336,7 +374,7 @@ def _make_spec(key):
         return gemm_wgmma.spec_for(plan.dtype, plan.m, plan.n, plan.k, act=plan.act, bias_mode=plan.bias_mode,
                                    has_c=plan.has_c, save_z=plan.save_z, sm_count=_sm_count(), tile=tile,
                                    out_dtype=plan.out_dtype, b_order=plan.b_order, scaled=scales == "rowwise",
-                                   a_order=plan.a_order, block_scaled=scales == "block")
+                                   a_order=plan.a_order, block_scaled=scales == "block", bias_dtype=plan.bias_dtype)
     if family == "wmma":
         if tile is not None and tile not in gemm_wmma.ALIGNED_TILES:
             raise GemmArgumentError("tile", f"{tile!r} is not valid: choose one of "

@@ -17,7 +17,7 @@ from ..errors import check_choice
 from ..memo import BoundedMemo
 from ..runtime.build import KernelBuild
 from . import schedule
-from .epilogue import ACT_KINDS, BIAS_MODES, epilogue_cpp
+from .epilogue import ACT_KINDS, BIAS_DTYPES, BIAS_MODES, check_bias_dtype, epilogue_cpp
 from .tensor_maps import MAPS, NO_MAP
 
 ENTRY = "gemm/skinny.cu"
@@ -160,6 +160,7 @@ class SkinnyKernelSpec:
     cluster: int = CLUSTER   # a build option (FRAGLAB_SKINNY_CLUSTER), not the kernel's name: one of CLUSTERS
     stages: int = STAGES     # a build option too (FRAGLAB_SKINNY_STAGES): the ring's depth, for sweeps
     timeline: bool = False   # a profiling build (FRAGLAB_SKINNY_TIMELINE): benchmarks/skinny_timeline.py
+    bias_dtype: str = "f32"  # the bias in memory: f32, or (per column) the inputs' 16-bit type, read as it is
 
     def __post_init__(self):
         for value, valid, argument in ((self.dtype, DTYPES, "dtype"), (self.out_dtype, OUT_DTYPES, "out_dtype"),
@@ -168,6 +169,7 @@ class SkinnyKernelSpec:
                                        (self.splits, SPLITS, "splits"), (self.b_load, B_LOADS, "b_load"),
                                        (self.cluster, CLUSTERS, "cluster"), (self.stages, STAGE_CHOICES, "stages")):
             check_choice(value, valid, argument)
+        check_bias_dtype(self.bias_dtype, self.bias_mode, self.dtype)
         if self.cluster < self.splits:
             raise ValueError(f"cluster {self.cluster} cannot hold a tile's {self.splits} shares of K: clusters of "
                              f"at least {self.splits} blocks")
@@ -186,7 +188,7 @@ class SkinnyKernelSpec:
         return (f"fraglab::skinny_gemm::gemm_skinny_kernel<{_CPP_TYPE[self.dtype]}, {warps_m}, {warps_n}, {warps_k}, "
                 f"{BN}, "
                 f"{'true' if self.b_order == 'F' else 'false'}, "
-                f"{epilogue_cpp(self.act, self.bias_mode, self.has_c, self.save_z)}>")
+                f"{epilogue_cpp(self.act, self.bias_mode, self.has_c, self.save_z, bias_dtype=self.bias_dtype)}>")
 
     def build(self) -> KernelBuild:
         """The instantiation with this spec's build options (only those that differ from the kernel's defaults)."""
@@ -198,13 +200,13 @@ class SkinnyKernelSpec:
 
 def spec_for(dtype: str, m: int, n: int, k: int, *, act: str = "none", bias_mode: str = "none",
              has_c: bool = False, save_z: bool = False, out_dtype: str = "f32", b_order: str = "C",
-             sm_count: int = 132) -> SkinnyKernelSpec:
+             sm_count: int = 132, bias_dtype: str = "f32") -> SkinnyKernelSpec:
     """The instantiation and split for one problem (M 1..MAX_M; N and K multiples of 8)."""
     if not 1 <= m <= MAX_M:
         raise ValueError(f"the skinny GEMM takes M from 1 to {MAX_M}, not {m}")
     layout, splits = layout_for(m, n, k, b_order, sm_count), choose_splits(m, n, k, sm_count, b_order)
     return SkinnyKernelSpec(dtype, act, bias_mode, has_c, save_z, out_dtype, b_order, layout, splits,
-                            b_load_for(layout, b_order, splits), cluster_for(b_order, splits))
+                            b_load_for(layout, b_order, splits), cluster_for(b_order, splits), bias_dtype=bias_dtype)
 
 
 FORCED_TILE = "skinny"   # fraglab.gemm's tile= that asks for this kernel whatever the schedule says
@@ -225,7 +227,7 @@ def planned(plan, tile, scaled: bool, sm_count: int = 132):
         raise GemmArgumentError("tile", f"{FORCED_TILE!r} takes f16 or bf16, a row-major A and M <= {MAX_M}")
     return spec_for(plan.dtype, plan.m, plan.n, plan.k, act=plan.act, bias_mode=plan.bias_mode,
                     has_c=plan.has_c, save_z=plan.save_z, out_dtype=plan.out_dtype, b_order=plan.b_order,
-                    sm_count=sm_count)
+                    sm_count=sm_count, bias_dtype=getattr(plan, "bias_dtype", "f32"))
 
 
 # the (warp grid, B order) pairs layout_for gives: the 8-warp grid with a column-major B only
@@ -234,10 +236,11 @@ GRID_ORDERS = (("1x4n64", "C"), ("1x4n64", "F"), ("4x1n64", "C"), ("4x1n64", "F"
 
 def all_specs() -> list[SkinnyKernelSpec]:
     """Every instantiation spec_for can return (D's type, the split and B's load are launch arguments; the cluster
-    size a build option of the same instantiations)."""
-    return [SkinnyKernelSpec(dtype, act, bias_mode, has_c, save_z, "f32", order, layout)
-            for dtype, act, bias_mode, has_c, save_z, (layout, order)
-            in product(DTYPES, ACT_KINDS, BIAS_MODES, (False, True), (False, True), GRID_ORDERS)]
+    size a build option of the same instantiations; a 16-bit bias: per column, of the inputs' type)."""
+    return [SkinnyKernelSpec(dtype, act, bias_mode, has_c, save_z, "f32", order, layout, bias_dtype=bias_dtype)
+            for dtype, act, bias_mode, has_c, save_z, (layout, order), bias_dtype
+            in product(DTYPES, ACT_KINDS, BIAS_MODES, (False, True), (False, True), GRID_ORDERS, BIAS_DTYPES)
+            if bias_dtype == "f32" or (bias_mode == "per_n" and bias_dtype == dtype)]
 
 
 def build_of(names: tuple[str, ...], options: tuple[str, ...] = ()) -> KernelBuild:
@@ -278,7 +281,8 @@ def bind(spec: SkinnyKernelSpec, a, b, d, *, m: int, n: int, k: int, c=None, bia
          beta: float = 0.0, leaky_slope: float = 0.01, lda: int = 0, ldb: int = 0, ldd: int = 0, ldc: int = 0,
          ldbias: int = 0, ldz: int = 0):
     """The launch of one problem, its parameters packed once (runtime/gpu.py PackedLaunch): A (M x K), B (K x N
-    row-major, or column-major for b_order 'F': its N rows of K in memory), D in spec.out_dtype; C, bias, Z f32.
+    row-major, or column-major for b_order 'F': its N rows of K in memory), D in spec.out_dtype; C and Z f32, the
+    bias f32 or spec.bias_dtype.
     ld*: row pitches in elements, 0 for dense. Call it (or .launch_on(stream handle)) to launch."""
     return _LAUNCHES[(spec, m, n, k, _pointer(a), _pointer(b), _pointer(d), _pointer(c), _pointer(bias), _pointer(z),
                       float(alpha), float(beta), float(leaky_slope), lda or k, ldb or (k if spec.b_order == "F" else n),

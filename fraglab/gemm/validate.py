@@ -72,6 +72,8 @@ class GemmPlan:
     ldbias: int = 0
     ldz: int = 0
     a_order: str = "C"       # A in memory: "C" row-major, "F" column-major (16-bit on wgmma; the others get a copy)
+    bias_dtype: str = "f32"  # the bias in memory: "f32", or a per-column bias of the 16-bit inputs' type (wgmma and
+                             # skinny read it as it is; the WMMA kernel gets a float32 copy)
 
     @property
     def strided(self) -> bool:
@@ -311,6 +313,21 @@ def _check_operand(x, argument: str, column_major_too: bool = False):
     return shape, _dtype_name(x), order, ld
 
 
+def _bias_dtype(bias, bias_mode: str, dtype: str, input_dtype: Optional[str]) -> str:
+    """The bias' element type (GemmPlan.bias_dtype): float32, or for a per-column bias with 16-bit inputs their own
+    type (float16, bfloat16, or uint16 bits with input_dtype='bf16'): nn.Linear's bias as it is."""
+    name = _dtype_name(bias)
+    if name == "float32":
+        return "f32"
+    if dtype in ("f16", "bf16") and bias_mode == "per_n":
+        if _INPUT_DTYPES.get(name) == dtype or (dtype == "bf16" and input_dtype == "bf16" and name == _BF16_BITS):
+            return dtype
+        also = f" or the inputs' own {'float16' if dtype == 'f16' else 'bfloat16'}"
+    else:
+        also = ""
+    raise GemmArgumentError("bias", f"has dtype {name}; expected float32{also}")
+
+
 SCALE_MODES = ("none", "rowwise", "block")   # check_scales' answers
 SCALE_BLOCK = 128                             # block scales: 1 x 128 of A, 128 x 128 of B (DeepGEMM's recipe)
 
@@ -406,7 +423,7 @@ def validate_gemm_args(a, b, *, c=None, bias=None, bias_mode: Optional[str] = No
         bias_mode = "none" if bias is None else ("per_n" if len(getattr(bias, "shape", ())) == 1 else "full")
     if bias_mode not in BIAS_MODES:
         raise GemmArgumentError("bias_mode", f"{bias_mode!r} is not valid: choose one of {', '.join(BIAS_MODES)}")
-    ldbias = 0
+    ldbias, bias_dtype = 0, "f32"
     if bias_mode == "none":
         if bias is not None:
             raise GemmArgumentError("bias", "given, but bias_mode is 'none': pass bias_mode='per_m', 'per_n' or 'full'")
@@ -414,7 +431,8 @@ def validate_gemm_args(a, b, *, c=None, bias=None, bias_mode: Optional[str] = No
         shape = bias_shape(bias_mode, m, n)
         if bias is None:
             raise GemmArgumentError("bias", f"bias_mode {bias_mode!r} needs a float32 bias of shape {shape}")
-        ldbias = check_matrix(bias, "bias", shape, leading_dimension=True)
+        bias_dtype = _bias_dtype(bias, bias_mode, dtype, input_dtype)
+        ldbias = check_matrix(bias, "bias", shape, dtype=None, leading_dimension=True)
 
     if beta != 0 and c is None:
         raise GemmArgumentError("c", f"beta={beta} needs c (an (M, N) = {(m, n)} float32 array)")
@@ -439,4 +457,4 @@ def validate_gemm_args(a, b, *, c=None, bias=None, bias_mode: Optional[str] = No
         raise GemmArgumentError("kernel", f"{STRIDED_NEEDS}; kernel 'wmma' reads a and b dense: {COPY_FIX}")
     has_c = c is not None and beta != 0
     return _plan(kernel, dtype, m, n, k, act, bias_mode, has_c, bool(save_z), out_code, b_order, lda, ldb, ldd,
-                 ldc if has_c else 0, ldbias, ldz if save_z else 0, a_order)
+                 ldc if has_c else 0, ldbias, ldz if save_z else 0, a_order, bias_dtype)

@@ -17,7 +17,7 @@ from ..errors import check_choice
 from ..memo import BoundedMemo
 from ..runtime.build import SM90A, Sm90aBuild
 from . import schedule
-from .epilogue import ACT_KINDS, BIAS_MODES, epilogue_cpp
+from .epilogue import ACT_KINDS, BIAS_DTYPES, BIAS_MODES, check_bias_dtype, epilogue_cpp
 from .tensor_maps import BYTES as _BYTES, MAPS as _MAPS, NO_MAP as _NO_MAP
 from .wgmma_accumulators import (ACC_N, STMATRIX_ORIGINS, AccumulatorIndexing, accumulator_header,  # noqa: F401
                                  accumulator_indexing, accumulator_map, stmatrix_plan)
@@ -187,6 +187,7 @@ class WgmmaKernelSpec:
     a_order: str = "C"        # A (M x K): "C" row-major, "F" column-major (16-bit; a launch parameter, not a name)
     a_load: str = "tma"       # how A and B reach shared memory (LOADS; launch parameters, not names)
     b_load: str = "tma"
+    bias_dtype: str = "f32"   # the bias in memory: f32, or (per column) the inputs' 16-bit type, read as it is
 
     def __post_init__(self):
         for value, valid, argument in ((self.dtype, INPUT_DTYPES, "dtype"), (self.out_dtype, OUT_DTYPES, "out_dtype"),
@@ -209,6 +210,7 @@ class WgmmaKernelSpec:
         if self.block_scaled and not self.tile_config.holds_block_scales:
             raise ValueError(f"tile {self.tile!r} has no room for block scales' second accumulator; the tiles "
                              f"compiled for them: {', '.join(schedule.BLOCK_SCALE_TILES)}")
+        check_bias_dtype(self.bias_dtype, self.bias_mode, self.dtype)
         if "copy" in (self.a_load, self.b_load) and self.tile_config.cluster_blocks > 1:
             raise ValueError(f"tile {self.tile!r} runs in clusters: the copy loader (a_load / b_load 'copy') needs "
                              f"a one-block tile")
@@ -233,7 +235,7 @@ class WgmmaKernelSpec:
         """The C++ name expression of this instantiation."""
         kernel = "gemm_wgmma_cluster_kernel" if self.tile_config.cluster_blocks > 1 else "gemm_wgmma_kernel"
         return (f"fraglab::wgmma_gemm::{kernel}<{self.tile_config.cpp(self.store == 'tma')}, "
-                f"{epilogue_cpp(self.act, self.bias_mode, self.has_c, self.save_z, self.scaled, self.block_scaled)}, "
+                f"{epilogue_cpp(self.act, self.bias_mode, self.has_c, self.save_z, self.scaled, self.block_scaled, self.bias_dtype)}, "
                 f"{_CPP_TYPE[self.dtype]}, "
                 f"{_CPP_TYPE[self.out_dtype]}, "
                 f"{'true' if self.b_swap_offsets else 'false'}, {'true' if self.b_order == 'F' else 'false'}>")
@@ -289,26 +291,28 @@ DEFAULT_STORE = "tma"
 def spec_for(dtype: str, m: int, n: int, k: int, *, act: str = "none", bias_mode: str = "none",
              has_c: bool = False, save_z: bool = False, sm_count: int = 132, tile: str | None = None,
              out_dtype: str = "f32", store: str | None = None, b_order: str = "C",
-             scaled: bool = False, a_order: str = "C", block_scaled: bool = False) -> WgmmaKernelSpec:
+             scaled: bool = False, a_order: str = "C", block_scaled: bool = False,
+             bias_dtype: str = "f32") -> WgmmaKernelSpec:
     """The instantiation and tensor-map settings for one problem: fraglab/gemm/schedule.py's choice (a `tile` given
     keeps its own, with the schedule's L2 promotion). A and B load by TMA: the copy loader (a_load / b_load
     'copy') is asked for by name (fraglab/gemm/schedule.py says why no rule picks it)."""
     plan = schedule.choose(m, n, k, dtype, b_order, out_dtype, sm_count, a_order=a_order, block_scaled=block_scaled)
     return WgmmaKernelSpec(dtype, act, bias_mode, has_c, save_z, tile or plan.tile, B_SWAP_OFFSETS,
                            out_dtype, store or DEFAULT_STORE, b_order, plan.l2_promotion, scaled, block_scaled,
-                           a_order)
+                           a_order, bias_dtype=bias_dtype)
 
 
 def all_specs() -> list[WgmmaKernelSpec]:
-    """Every instantiation `spec_for` can return."""
+    """Every instantiation `spec_for` can return (a 16-bit bias: per column, of the inputs' type)."""
     return [WgmmaKernelSpec(dtype, act, bias_mode, has_c, save_z, tile, B_SWAP_OFFSETS, out, DEFAULT_STORE, order,
-                            scaled=scales == "rowwise", block_scaled=scales == "block")
-            for dtype, act, bias_mode, has_c, save_z, tile, out, order, scales
+                            scaled=scales == "rowwise", block_scaled=scales == "block", bias_dtype=bias_dtype)
+            for dtype, act, bias_mode, has_c, save_z, tile, out, order, scales, bias_dtype
             in product(INPUT_DTYPES, ACT_KINDS, BIAS_MODES, (False, True), (False, True), TILES, OUT_DTYPES, B_ORDERS,
-                       ("none", "rowwise", "block"))
+                       ("none", "rowwise", "block"), BIAS_DTYPES)
             if (order == "F" or dtype not in FP8_DTYPES) and (scales == "none" or dtype in FP8_DTYPES)
             and (tile not in SIXTEEN_BIT_TILES or dtype in DTYPES or scales == "block")
-            and (scales != "block" or tile in schedule.BLOCK_SCALE_TILES)]
+            and (scales != "block" or tile in schedule.BLOCK_SCALE_TILES)
+            and (bias_dtype == "f32" or (bias_mode == "per_n" and bias_dtype == dtype))]
 
 
 def all_builds() -> list[WgmmaBuild]:
@@ -353,7 +357,7 @@ def bind(spec: WgmmaKernelSpec, a, b, d, *, c=None, bias=None, z=None, alpha: fl
     """The launch of one instantiation on validated, contiguous device arrays, its parameters (tensor maps
     included) packed once: A (M, K; row-major, or column-major for spec.a_order 'F') and B (K, N; row-major, or
     column-major for spec.b_order 'F') f16/bf16, D in
-    spec.out_dtype, Z, C and bias f32. Calling the
+    spec.out_dtype, Z and C f32, the bias f32 or spec.bias_dtype. Calling the
     result launches on CuPy's current stream (or the CuPy stream given). Bound launches are shared: the key holds
     every parameter, so one bound to memory since freed and reused is still right for the arrays now there.
     lda, ldb, ldd: row pitches in elements of A, B (their rows in memory) and D where they are not dense (0);
@@ -409,7 +413,7 @@ def _packed_launch(key):
     # A per-column / per-row bias: 1-D boxes of the tile's columns / rows (bias_mode 'full' is read directly).
     map_bias = _NO_MAP
     if spec.bias_mode == "per_n":
-        map_bias = _MAPS[(pbias, "f32", n, 0, tile.bn, 0)]
+        map_bias = _MAPS[(pbias, spec.bias_dtype, n, 0, tile.bn, 0)]
     elif spec.bias_mode == "per_m":
         map_bias = _MAPS[(pbias, "f32", m, 0, tile.bm, 0)]
     pitch_a = (lda or (k if spec.a_order == "C" else m)) * _BYTES[spec.dtype]

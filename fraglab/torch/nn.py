@@ -3,8 +3,9 @@ activation fused into fraglab's GEMM epilogue, differentiable (torch.ops.fraglab
 
     y = act(x @ weight.T + bias)
 
-The weight is read as it is (weight.T is the column-major, K-major B the wgmma kernel takes); the bias goes to
-the epilogue as float32 per output feature; y has x's type. The forward saves the pre-activation (the
+The weight is read as it is (weight.T is the column-major, K-major B the wgmma kernel takes), and so is a bias of
+x's own type or float32 (the epilogue widens a 16-bit bias as it reads it; a bias of another type is converted to
+float32 first); y has x's type. The forward saves the pre-activation (the
 epilogue's Z) where the activation needs it for the backward.
 """
 
@@ -31,13 +32,12 @@ def linear(x: torch.Tensor, weight: torch.Tensor, bias: Optional[torch.Tensor] =
         raise GemmArgumentError("x", f"has shape {tuple(x.shape)}; its last dimension must be in_features = "
                                      f"{weight.shape[1]}")
     rows = x if x.dim() == 2 else x.reshape(-1, x.shape[-1])
-    bias32 = None
-    if bias is not None:
-        bias32 = bias if bias.dtype == torch.float32 or rows.dtype == torch.float64 else bias.float()
+    if bias is not None and bias.dtype not in (rows.dtype, torch.float32) and rows.dtype != torch.float64:
+        bias = bias.float()
     # Z only where a backward will want it: act' needs the pre-activation
     save_z = act != "none" and torch.is_grad_enabled() and (
         x.requires_grad or weight.requires_grad or (bias is not None and bias.requires_grad))
-    d, _ = ops.run(rows, weight.t(), None, bias32, "none" if bias is None else "per_n", act, 1.0, 0.0, leaky_slope,
+    d, _ = ops.run(rows, weight.t(), None, bias, "none" if bias is None else "per_n", act, 1.0, 0.0, leaky_slope,
                    save_z, rows.dtype)
     return d if x.dim() == 2 else d.reshape(*x.shape[:-1], weight.shape[0])
 

@@ -5,6 +5,8 @@
 // 128-deep K-block's product in its mainloop, so acc arrives here already scaled.
 // Every choice (activation, bias mode, C, Z) is a template argument resolved with `if constexpr`, so a
 // kernel instantiated with Epilogue<ReLU, PerN, false, false> holds only a bias add and a max.
+// BiasT: the bias' element type in memory, float or (the wgmma and skinny GEMMs, per column) the inputs' 16-bit
+// type, widened to float as it is read (nn.Linear's bias as it is: no conversion kernel before the GEMM).
 // The numpy twin is fraglab/gemm/reference.py (exact formulas; this file approximates within the bounds that
 // tests/gemm/test_activation_accuracy_gpu.py checks per element).
 #pragma once
@@ -17,7 +19,7 @@ enum class BiasMode : int { None = 0, PerM, PerN, Full };
 struct EpilogueParams {          // every pointer f32, row-major, indices (m, n) are global output coordinates
   float alpha, beta, leaky_slope;
   const float* C;    int ldc;    // read when HasC
-  const float* bias; int ldbias; // PerM: bias[m]; PerN: bias[n]; Full: bias[m * ldbias + n]
+  const float* bias; int ldbias; // PerM: bias[m]; PerN: bias[n]; Full: bias[m * ldbias + n] (BiasT elements)
   float* D;          int ldd;
   float* Z;          int ldz;    // written when SaveZ (the pre-activation)
   const float* scale_a = nullptr;  // RowColScale: a factor per row of A (M) and per column of B (N)
@@ -103,9 +105,11 @@ __device__ __forceinline__ float activate(float x, float leaky_slope) {
   }
 }
 
-template <ActKind Act, BiasMode Bias, bool HasC, bool SaveZ, bool RowColScale = false, bool BlockScale = false>
+template <ActKind Act, BiasMode Bias, bool HasC, bool SaveZ, bool RowColScale = false, bool BlockScale = false,
+          class BiasT = float>
 struct Epilogue {
   static_assert(!(RowColScale && BlockScale), "one scaling recipe at a time");
+  using BiasType = BiasT;
   // pre = alpha*acc (+ beta*C[m,n]) (+ bias);  Z = pre (if SaveZ);  D = act(pre)
   // (RowColScale: the kernel hands combine() acc * scale_a[m] * scale_b[n])
   static constexpr ActKind kAct = Act;
@@ -118,12 +122,13 @@ struct Epilogue {
 
   // The bias term for (m, n); 0 when Bias == None (the load is compiled out).
   static __device__ __forceinline__ float bias_at(const EpilogueParams& p, int m, int n) {
+    const BiasT* bias = reinterpret_cast<const BiasT*>(p.bias);
     if constexpr (Bias == BiasMode::PerM) {
-      return __ldg(p.bias + m);
+      return static_cast<float>(__ldg(bias + m));
     } else if constexpr (Bias == BiasMode::PerN) {
-      return __ldg(p.bias + n);
+      return static_cast<float>(__ldg(bias + n));
     } else if constexpr (Bias == BiasMode::Full) {
-      return __ldg(p.bias + flat_index(m, n, p.ldbias));
+      return static_cast<float>(__ldg(bias + flat_index(m, n, p.ldbias)));
     } else {
       return 0.f;
     }

@@ -473,6 +473,19 @@ __device__ __forceinline__ OutT to_out(float v) {
   }
 }
 
+// Two adjacent elements (the first 2-element aligned) of f32 or a 16-bit type, as floats.
+template <class T>
+__device__ __forceinline__ float2 pair_as_float2(const T* p) {
+  if constexpr (IsSame<T, float>::value) {
+    return *reinterpret_cast<const float2*>(p);
+  } else if constexpr (IsSame<T, __half>::value) {
+    return __half22float2(*reinterpret_cast<const __half2*>(p));
+  } else {
+    static_assert(IsSame<T, __nv_bfloat16>::value, "a bias of float, __half or __nv_bfloat16");
+    return __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(p));
+  }
+}
+
 // Every accumulator slot's row offset is 0 or 8 (the epilogue holds one A scale per 8-row half).
 template <int BN>
 __host__ __device__ constexpr bool rows_are_base_or_base_plus_8() {
@@ -491,7 +504,8 @@ __host__ __device__ constexpr bool rows_are_base_or_base_plus_8() {
 template <class Tile, class Epi>
 __device__ __forceinline__ void epilogue_in_registers(float (&acc)[Tile::kMmaM][Tile::BN / 2],
                                                       const EpilogueParams& p, int M, int N, int row0, int col0,
-                                                      const float* bias_tile, int bias_row0, int bias_col0) {
+                                                      const typename Epi::BiasType* bias_tile, int bias_row0,
+                                                      int bias_col0) {
   constexpr int BN = Tile::BN;
   using Slots = wgmma_acc::Slots<BN>;
   static_assert(!Epi::kRowColScale || rows_are_base_or_base_plus_8<BN>(), "row scales are held per 8-row half");
@@ -529,10 +543,10 @@ __device__ __forceinline__ void epilogue_in_registers(float (&acc)[Tile::kMmaM][
       float b = 0.f;
       if constexpr (Epi::kBias == BiasMode::PerN) {
         // staged: 0 past N; slots (2j, 2j+1) are columns (c, c+1) with c even: one 8-byte load per pair
-        if (i % 2 == 0) pair_bias = *reinterpret_cast<const float2*>(bias_tile + (n - bias_col0));
+        if (i % 2 == 0) pair_bias = pair_as_float2(bias_tile + (n - bias_col0));
         b = i % 2 == 0 ? pair_bias.x : pair_bias.y;
       } else if constexpr (Epi::kBias == BiasMode::PerM) {
-        b = bias_tile[m - bias_row0];
+        b = static_cast<float>(bias_tile[m - bias_row0]);
       } else if constexpr (Epi::kReadsBias) {
         if (inside) b = Epi::bias_at(p, m, n);
       }
@@ -774,7 +788,8 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
   // 128B-swizzle atoms need 1024-byte aligned tiles; dynamic shared memory only promises 16.
   const unsigned raw = smem_u32(smem_raw);
   unsigned char* smem = smem_raw + ((1024 - (raw & 1023)) & 1023);
-  float* bias_smem = reinterpret_cast<float*>(smem + Stages * Tile::kStageBytes);
+  using BiasT = typename Epi::BiasType;   // float, or a 16-bit per-column bias as it is (half of each slot's bytes)
+  BiasT* bias_smem = reinterpret_cast<BiasT*>(smem + Stages * Tile::kStageBytes);
   float* reduce_smem = reinterpret_cast<float*>(smem + Stages * Tile::kStageBytes + Tile::kBiasBytes);
   unsigned char* store_smem = smem + Stages * Tile::kStageBytes + Tile::kBiasBytes + Tile::kReduceBytes;
   unsigned long long* full = reinterpret_cast<unsigned long long*>(
@@ -881,7 +896,7 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
         tile_coords<kUnitGroup>(unit, m_units, n_units, um, un);
         const int slot = j % Tile::kBiasSlots;
         mbar_wait(&bias_empty[slot], ((j / Tile::kBiasSlots) & 1) ^ 1);
-        mbar_arrive_expect_tx(&bias_full[slot], kExtent * 4);
+        mbar_arrive_expect_tx(&bias_full[slot], kExtent * static_cast<int>(sizeof(BiasT)));
         tma_load_2d(bias_smem + slot * Tile::kBiasFloats, &tma_bias,
                     Epi::kBias == BiasMode::PerN ? (un * ClusterN + n_rank) * BN : (um * ClusterM + m_rank) * BM, 0,
                     &bias_full[slot]);

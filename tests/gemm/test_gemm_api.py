@@ -96,8 +96,12 @@ def make_fake_cupy(events):
         events.append(f"capturing? {handle}")
         return capture.on
 
+    def copyto(dst, src, casting):
+        events.append(f"copyto {np.dtype(src.dtype).name} -> {np.dtype(dst.dtype).name}")
+        np.copyto(dst, src, casting=casting)
+
     return types.SimpleNamespace(ndarray=DeviceArray, float32=np.float32, float16=np.float16, uint16=np.uint16,
-                                 int16=np.int16, empty=empty, asarray=asarray, from_dlpack=from_dlpack,
+                                 int16=np.int16, empty=empty, asarray=asarray, from_dlpack=from_dlpack, copyto=copyto,
                                  ascontiguousarray=ascontiguousarray, zeros=np.zeros, capture=capture,
                                  cuda=types.SimpleNamespace(Stream=Stream, ExternalStream=ExternalStream,
                                                             get_current_stream=lambda: types.SimpleNamespace(ptr=77),
@@ -759,3 +763,59 @@ def test_a_forced_tile_names_its_kernel_family():
     assert shared == {"128x64", "256x128"}
     assert {api.requested_kernel("auto", t) for t in shared} == {"wmma"}
     assert {api.requested_kernel("wgmma", t) for t in shared} == {"wgmma"}
+
+
+# ---------------------------------------------------------------------------------------------
+# A 16-bit bias: per column, of the inputs' own type (nn.Linear's bias as it is)
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32])
+def test_a_16_bit_bias_reaches_wgmma_as_it_is(fake, dtype):
+    a, b = _ab(64, 32, 48)
+    bias = device(np.linspace(-1, 1, 48).astype(dtype))
+    run = api.prepare(a, b, bias=bias, act="relu", kernel="wgmma")
+    assert run.plan.bias_dtype == ("f16" if dtype == np.float16 else "f32")
+    assert run.kernel_spec.bias_dtype == run.plan.bias_dtype
+    run()
+    name, args, kwargs = fake.launched[-1]
+    assert name == "wgmma" and kwargs["bias"] is bias and not any(e.startswith("copyto") for e in fake.events)
+
+
+def test_the_wmma_kernel_gets_a_float32_copy_of_a_16_bit_bias_at_each_launch(fake):
+    a, b = _ab(64, 32, 48)
+    bias = device(np.linspace(-1, 1, 48).astype(np.float16))
+    run = api.prepare(a, b, bias=bias, act="relu", kernel="wmma")
+    assert run.plan.bias_dtype == "f16"
+    for scale in (1.0, -2.0):   # the bias changed in place between launches: each launch reads it as it is then
+        bias[...] = np.linspace(-1, 1, 48).astype(np.float16) * np.float16(scale)
+        fake.events.clear()
+        run()
+        assert fake.events == ["copyto float16 -> float32", "wmma"]   # the copy first, on the same stream
+        given = fake.launched[-1][2]["bias"]
+        assert given.dtype == np.float32 and given is not bias
+        np.testing.assert_array_equal(np.asarray(given), np.asarray(bias, np.float32))
+
+
+@pytest.mark.parametrize("inputs,bias_dtype,mode,fragment", [
+    (np.float16, np.float16, "per_m", "expected float32"),
+    (np.float16, np.float16, "full", "expected float32"),
+    (np.float16, np.float64, "per_n", "expected float32 or the inputs' own float16"),
+    (np.float32, np.float16, "per_n", "expected float32"),
+    (np.uint16, np.float16, "per_n", "expected float32 or the inputs' own bfloat16"),
+])
+def test_a_bias_of_another_type_is_named(inputs, bias_dtype, mode, fragment):
+    a, b = _ab(8, 8, 8, dtype=inputs)
+    shape = {"per_n": (8,), "per_m": (8,), "full": (8, 8)}[mode]
+    bias = device(np.zeros(shape, bias_dtype))
+    with pytest.raises(GemmArgumentError, match="bias: has dtype") as info:
+        validate_gemm_args(a, b, bias=bias, bias_mode=mode, input_dtype="bf16" if inputs == np.uint16 else None)
+    assert fragment in str(info.value)
+    if fragment.endswith("float32"):
+        assert "inputs' own" not in str(info.value)
+
+
+def test_bf16_bits_take_a_bias_of_bf16_bits():
+    a, b = _ab(8, 8, 8, dtype=np.uint16)
+    plan = validate_gemm_args(a, b, bias=device(np.zeros(8, np.uint16)), input_dtype="bf16")
+    assert plan.dtype == "bf16" and plan.bias_dtype == "bf16" and plan.bias_mode == "per_n"
+    with pytest.raises(GemmArgumentError, match="bias: has dtype uint16"):   # bits are bf16 only when the inputs are
+        validate_gemm_args(*_ab(8, 8, 8), bias=device(np.zeros(8, np.uint16)))

@@ -322,7 +322,7 @@ def test_linear_gradients_against_float64_autograd(act, with_bias, k):
 
 def test_linear_module_trains_in_half_as_torch_linear_does():
     torch.manual_seed(1)
-    layer = ft.Linear(64, 32, act="relu").cuda().half()   # a float16 bias: cast to float32 for the epilogue
+    layer = ft.Linear(64, 32, act="relu").cuda().half()   # a float16 bias: read as it is by the epilogue
     plain = torch.nn.Linear(64, 32).cuda().half()
     plain.load_state_dict(layer.state_dict())
     optimisers = [torch.optim.SGD(m.parameters(), lr=0.5) for m in (layer, plain)]
