@@ -15,20 +15,11 @@ import fraglab.torch as ft  # noqa: E402
 from fraglab.gemm import torch_road  # noqa: E402
 from fraglab.gemm.wmma import WmmaKernelSpec  # noqa: E402
 
-pytestmark = pytest.mark.gpu
+# conftest.py's fixtures: CuPy, an sm_90 GPU and torch with a CUDA device, each skipping with its reason
+pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("sm90", "torch")]
 F = torch.nn.functional
 TOL = {torch.float32: 2e-3, torch.float16: 3e-3, torch.bfloat16: 1.2e-2}
 DTYPES = [torch.float16, torch.bfloat16]
-
-
-@pytest.fixture(scope="module", autouse=True)
-def sm90():
-    from fraglab.runtime import gpu
-
-    if not torch.cuda.is_available():
-        pytest.skip("torch sees no CUDA device")
-    if gpu.compute_capability() != 90:
-        pytest.skip("the wgmma and skinny GEMMs need an sm_90 GPU (H100/H200)")
 
 
 def rand(*shape, dtype=torch.float16, seed=0):
