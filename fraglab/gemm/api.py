@@ -132,7 +132,7 @@ def prepare(a, b, *, c=None, bias=None, bias_mode: Optional[str] = None, act: st
         gemm_launch, bias_16 = launch, bias_arg
 
         def launch():
-            bias_as_float32(cp, bias_16, bias_kernel)   # the bias as it is at this launch
+            bias_as_float32(cp, bias_16, plan.bias_dtype, bias_kernel)   # the bias as it is at this launch
             gemm_launch()
     if cast:
         kernel_launch, out_dtype_code = launch, plan.out_dtype
@@ -230,30 +230,16 @@ def _prepared_on_road(cp, road, a, b, c, bias, alpha, beta, leaky_slope, out, z_
     return PreparedGemm(plan, spec, d, z, launch)
 
 
-def bias_as_float32(cp, bias, out=None):
-    """A 16-bit bias' values as float32, into `out` where given (no temporary: launches may be captured in a graph);
-    bfloat16 viewed as uint16 bits is widened by its exponent's place. A float32 bias without `out`: itself."""
-    if out is None and bias.dtype == cp.float32:
+def bias_as_float32(cp, bias, bias_dtype: str, out=None):
+    """A bias' values as float32: a float32 bias without `out` itself, a 16-bit one (`bias_dtype`) widened into
+    `out` (or a new array) by gemm/cast.cu's pass on the current stream (no temporaries: launches may be captured
+    in a graph)."""
+    if bias_dtype == "f32" and out is None:
         return bias
     if out is None:
         out = cp.empty(bias.shape, dtype=cp.float32)
-    if bias.dtype == cp.uint16:
-        _bf16_bits_to_float32(cp)(bias, out)
-    else:
-        cp.copyto(out, bias, casting="safe")
+    gemm_cast.widen(bias, out, bias_dtype)
     return out
-
-
-_WIDEN = {}
-
-
-def _bf16_bits_to_float32(cp):
-    kernel = _WIDEN.get("bf16")
-    if kernel is None:
-        kernel = _WIDEN["bf16"] = cp.ElementwiseKernel("uint16 bits", "float32 value",
-                                                       "value = __uint_as_float((unsigned int)bits << 16)",
-                                                       "fraglab_bf16_bits_to_float32")
-    return kernel
 
 
 def _empty_problem(cp, plan: GemmPlan, a_in, d, z, c, bias, beta, leaky_slope, out_in, z_in) -> PreparedGemm:
@@ -270,7 +256,7 @@ def _empty_problem(cp, plan: GemmPlan, a_in, d, z, c, bias, beta, leaky_slope, o
         if plan.bias_mode == "per_m":
             pre += bias[:, None]
         elif plan.bias_mode != "none":
-            pre += bias_as_float32(cp, bias)
+            pre += bias_as_float32(cp, bias, plan.bias_dtype)
         d[...] = cp.asarray(reference.activate(cp.asnumpy(pre), plan.act, leaky_slope)).astype(d.dtype)
         if z is not None:
             z[...] = pre

@@ -1,4 +1,5 @@
-"""A 16-bit D from the kernels that store f32 (WMMA, SIMT): one cast pass (gemm/cast.cu) on the launch's stream.
+"""A 16-bit D from the kernels that store f32 (WMMA, SIMT): one cast pass (gemm/cast.cu) on the launch's stream;
+and the other way, a 16-bit bias widened to the float32 the WMMA kernel reads.
 
 Also which array type a 16-bit D is on this CuPy: float16, and for bf16 CuPy's bfloat16 (ml_dtypes) where this
 CuPy has one, else uint16 bit patterns, the way bf16 inputs travel (`input_dtype="bf16"`).
@@ -22,7 +23,12 @@ def kernel_name(out_dtype: str) -> str:
     return f"fraglab::cast_f32<{_CPP_TYPE[out_dtype]}>"
 
 
-BUILD = KernelBuild(ENTRY, tuple(kernel_name(t) for t in OUT_DTYPES))
+def widen_kernel_name(in_dtype: str) -> str:
+    """'bf16' -> 'fraglab::widen_to_f32<__nv_bfloat16>'."""
+    return f"fraglab::widen_to_f32<{_CPP_TYPE[in_dtype]}>"
+
+
+BUILD = KernelBuild(ENTRY, tuple(kernel_name(t) for t in OUT_DTYPES) + tuple(widen_kernel_name(t) for t in OUT_DTYPES))
 
 
 def grid(n: int) -> int:
@@ -32,12 +38,12 @@ def grid(n: int) -> int:
 _FUNCTIONS: dict[str, object] = {}
 
 
-def _function(out_dtype: str):
-    fn = _FUNCTIONS.get(out_dtype)
+def _function(name: str):
+    fn = _FUNCTIONS.get(name)
     if fn is None:
         from ..runtime import gpu
 
-        fn = _FUNCTIONS[out_dtype] = gpu.function(BUILD, kernel_name(out_dtype))
+        fn = _FUNCTIONS[name] = gpu.function(BUILD, name)
     return fn
 
 
@@ -45,7 +51,14 @@ def launch(x, y, out_dtype: str) -> None:
     """y = x rounded to nearest even, on CuPy's current stream: x a contiguous float32 array, y a contiguous
     array of as many 16-bit elements (float16; bf16 as CuPy's bfloat16 or as uint16 bits)."""
     n = x.size
-    _function(out_dtype)((grid(n),), (THREADS,), (x, y, np.int64(n)))
+    _function(kernel_name(out_dtype))((grid(n),), (THREADS,), (x, y, np.int64(n)))
+
+
+def widen(x, y, in_dtype: str) -> None:
+    """y = x exactly, on CuPy's current stream: x a contiguous array of 16-bit elements (float16; bf16 as CuPy's
+    bfloat16 or as uint16 bits), y a contiguous float32 array of as many."""
+    n = x.size
+    _function(widen_kernel_name(in_dtype))((grid(n),), (THREADS,), (x, y, np.int64(n)))
 
 
 _UNPROBED = object()
@@ -68,4 +81,5 @@ def bf16_dtype(cp):
     return _BF16
 
 
-__all__ = ["ENTRY", "OUT_DTYPES", "BUILD", "kernel_name", "grid", "launch", "bf16_dtype"]
+__all__ = ["ENTRY", "OUT_DTYPES", "BUILD", "kernel_name", "widen_kernel_name", "grid", "launch", "widen",
+           "bf16_dtype"]

@@ -38,14 +38,14 @@ __device__ __forceinline__ void bulk_prefetch_l2(const void* p, unsigned bytes) 
 
 // A cluster barrier whose arrive is relaxed, for every thread of every block (not .aligned: warps may arrive
 // diverged): for a caller with nothing to publish, or whose fence already released it. The .release form puts a
-// MEMBAR.ALL.GPU in every warp: ~0.6 us of a launch's start or end by the wgmma kernel's timeline.
-__device__ __forceinline__ void cluster_sync_relaxed() {
-  asm volatile("barrier.cluster.arrive.relaxed;\nbarrier.cluster.wait.acquire;" ::: "memory");
-}
-
-// The same barrier in two halves, for a thread with work to do between its arrival and its need of the others'.
+// MEMBAR.ALL.GPU in every warp: ~0.6 us of a launch's start or end by the wgmma kernel's timeline. In two halves
+// for a thread with work to do between its arrival and its need of the others'.
 __device__ __forceinline__ void cluster_arrive_relaxed() { asm volatile("barrier.cluster.arrive.relaxed;" ::: "memory"); }
 __device__ __forceinline__ void cluster_wait_acquire() { asm volatile("barrier.cluster.wait.acquire;" ::: "memory"); }
+__device__ __forceinline__ void cluster_sync_relaxed() {
+  cluster_arrive_relaxed();
+  cluster_wait_acquire();
+}
 
 // Programmatic dependent launch (the launcher's PackedLaunch(programmatic=True)): the kernel may start while the
 // previous kernel in the stream is still running. Every thread waits here before its first access to global memory

@@ -834,8 +834,8 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
     FRAGLAB_TRACE(0);   // trace points: 0 entry, 1 past the start sync, 2 first loads issued, 3 first stage full,
                         // 4 first tile's mainloop done, 5 its sums complete (split-K), 6 its D issued, 7 done
   }
-  // The barriers are set up by a consumer thread, so the producer thread works out its walk and first unit
-  // meanwhile (about 0.4 us of arithmetic, which followed the start's sync and held back the first load).
+  // The barriers are set up by a consumer thread, so that in clusters the producer thread works out its walk and
+  // first unit meanwhile (about 0.4 us of arithmetic, which followed the start's barrier and held back the first load).
   if (threadIdx.x == 128) {
     for (int s = 0; s < Stages; ++s) {
       // the producer's arrive.expect_tx (+ the TMA bytes); with the copy loader each copy thread's cp.async
