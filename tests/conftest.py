@@ -27,6 +27,12 @@ def pytest_collection_modifyitems(config, items):
         item.add_marker(skip)
 
 
+@pytest.fixture(autouse=True)
+def no_tuning_table(monkeypatch):
+    """No test reads a tuning table it did not write (a developer's own ~/.cache one would change which tile runs)."""
+    monkeypatch.setenv("FRAGLAB_GEMM_TUNING", "off")
+
+
 @pytest.fixture
 def no_gpu(monkeypatch):
     """Make fraglab behave as on a machine without a GPU, whatever this machine has."""

@@ -64,6 +64,7 @@ def shape_set(name: str) -> list[Shape]:
     return SHAPE_SETS[name]()
 
 
+TUNED_MARK = " *"   # after a tile the tuning table chose (fraglab/gemm/tuning.py), not the rules
 SHAPE_COLUMNS = (("label", "shape", ""), ("m", "M", "d"), ("n", "N", "d"), ("k", "K", "d"), ("tile", "tile", ""),
                  ("fraglab", "fraglab", ".0f"), ("cublas", "cuBLAS", ".0f"), ("lt_fused", "Lt fused", ".0f"),
                  ("vs_cublas", "/cuBLAS", ".2f"), ("vs_lt_fused", "/Lt", ".2f"), ("weight_tbs", "W TB/s", ".2f"),
@@ -83,6 +84,25 @@ def ratio(x, y):
     return x / y if x and y else None
 
 
+def operand_sets(torch, gen, s: Shape, tdt, b_order: str, bias_mode: str, bias_in_input_type: bool = False):
+    """(sets, [(A, B, bias f32 or None, the bias in the inputs' type or None)]): enough sets that one pass over
+    them is twice the L2 (at most 6 GB); the weight made N x K and given as B column-major ("F", its transpose) or
+    row-major ("C", a K x N copy); random values in [-0.5, 0.5) and a bias in [0, 1)."""
+    from .. import bench as benchmod
+
+    per_set = (s.m * s.k + s.n * s.k) * 2
+    sets = min(benchmod.rotation_count(per_set), max(1, (6 << 30) // per_set))
+    xs = []
+    for _ in range(sets):
+        a = (torch.rand(s.m, s.k, generator=gen, device="cuda") - 0.5).to(tdt)
+        w = (torch.rand(s.n, s.k, generator=gen, device="cuda") - 0.5).to(tdt)
+        b = w.t() if b_order == "F" else w.t().contiguous()
+        bias = {"none": None, "per_n": (s.n,), "per_m": (s.m,), "full": (s.m, s.n)}[bias_mode]
+        bias = torch.rand(*bias, generator=gen, device="cuda") if bias else None
+        xs.append((a, b, bias, bias.to(tdt) if bias_in_input_type and bias is not None else None))
+    return sets, xs
+
+
 def run_shapes(shapes: list[Shape], *, dtype: str = "f16", act: str = "relu", bias_mode: str = "per_n",
                out_dtype: str = "f16", b_order: str = "F", progress=None) -> dict:
     """Time each shape: fraglab.gemm (its schedule's tile), torch.mm and, for a per-column bias with ReLU or GELU,
@@ -91,6 +111,7 @@ def run_shapes(shapes: list[Shape], *, dtype: str = "f16", act: str = "relu", bi
     import torch
 
     from .. import bench as benchmod
+    from ..gemm import tuning
     from ..gemm.api import prepare
     from ..runtime import gpu
 
@@ -105,16 +126,7 @@ def run_shapes(shapes: list[Shape], *, dtype: str = "f16", act: str = "relu", bi
     rows = []
     gen = torch.Generator(device="cuda").manual_seed(25)
     for s in shapes:
-        per_set = (s.m * s.k + s.n * s.k) * 2
-        sets = min(benchmod.rotation_count(per_set), max(1, (6 << 30) // per_set))
-        xs = []
-        for _ in range(sets):
-            a = (torch.rand(s.m, s.k, generator=gen, device="cuda") - 0.5).to(tdt)
-            w = (torch.rand(s.n, s.k, generator=gen, device="cuda") - 0.5).to(tdt)
-            b = w.t() if b_order == "F" else w.t().contiguous()
-            bias = {"none": None, "per_n": (s.n,), "per_m": (s.m,), "full": (s.m, s.n)}[bias_mode]
-            bias = torch.rand(*bias, generator=gen, device="cuda") if bias else None
-            xs.append((a, b, bias, bias.to(tdt) if fused_baseline else None))
+        sets, xs = operand_sets(torch, gen, s, tdt, b_order, bias_mode, fused_baseline)
         d = torch.empty(s.m, s.n, device="cuda", dtype=odt)
         runs = [prepare(a, b, bias=bias, bias_mode=None if bias is None else bias_mode, act=act, out=d)
                 for a, b, bias, _ in xs]
@@ -126,7 +138,9 @@ def run_shapes(shapes: list[Shape], *, dtype: str = "f16", act: str = "relu", bi
             fns["read"] = Reader("ldg", weights, info["sm_count"])
         reps = _reps(s.m, s.n, s.k)
         timings = benchmod.time_interleaved(fns, rounds=3, reps=reps, rotate=sets)
-        row = {"label": s.label, "m": s.m, "n": s.n, "k": s.k, "tile": runs[0].kernel_spec.tile,
+        tuned = tuning.tuned_tile(runs[0].plan, lambda: str(info.get("gpu_name", ""))) is not None
+        row = {"label": s.label, "m": s.m, "n": s.n, "k": s.k,
+               "tile": runs[0].kernel_spec.tile + (TUNED_MARK if tuned else ""), "tuned": tuned,
                "kernel": type(runs[0].kernel_spec).__name__, "sets": sets}
         for name, t in timings.items():
             row[name] = benchmod.tflops(s.m, s.n, s.k, t.median_ms)
@@ -156,7 +170,7 @@ def summarize(rows: list[dict], memory_peak_tbs: float | None = None) -> dict:
     """How a timed set stands: the shapes at or above cuBLAS and cuBLASLt fused (ratio >= 1) and the lowest ratio
     with its shape; at M <= SMALL_M the weight's bytes per second (lowest, median, and with the GPU's DRAM peak
     known, how many reach WEIGHT_PEAK_SHARE of it)."""
-    summary: dict = {"shapes": len(rows)}
+    summary: dict = {"shapes": len(rows), "tuned": sum(bool(r.get("tuned")) for r in rows)}
     for key in ("vs_cublas", "vs_lt_fused"):
         timed = [r for r in rows if r.get(key) is not None]
         if timed:
@@ -203,8 +217,11 @@ def summary_lines(summary: dict) -> list[str]:
             lines.append(f"a bare read of the same weights (peak --memory's ldg) at M <= {SMALL_M}: median "
                          f"{read['median_tbs']:.2f} TB/s; fraglab at {read['vs_read_median']:.2f}x its rate at the "
                          f"median, lowest {read['vs_read_lowest']:.2f}x at {m}x{n}x{k}")
+    if summary.get("tuned"):
+        lines.append(f"{TUNED_MARK.strip()} {summary['tuned']} of {summary['shapes']} shapes ran the tile the tuning "
+                     f"table holds for them (fraglab gemm --tune), not the rules'")
     return lines
 
 
 __all__ = ["Shape", "SHAPE_SETS", "SHAPE_COLUMNS", "MODELS", "projections", "shape_set", "run_shapes", "summarize",
-           "summary_lines", "SMALL_M", "WEIGHT_PEAK_SHARE", "READ_MAX_M"]
+           "summary_lines", "operand_sets", "TUNED_MARK", "SMALL_M", "WEIGHT_PEAK_SHARE", "READ_MAX_M"]

@@ -112,12 +112,27 @@ def gemm_command(
     tile: Annotated[Optional[str], typer.Option(help="--wmma: force the block tile (256x128 | 128x64); with --wgmma, one of fraglab.gemm.wgmma.ALL_TILES (128x256, 128x128, ...); default by size")] = None,
     b_order: Annotated[Optional[str], typer.Option("--b-order", help="--wmma/--wgmma: B in memory, C (row-major K x N) or F (column-major: the transpose of a row-major N x K weight); default C, and F for e4m3")] = None,
     shapes: Annotated[Optional[str], typer.Option("--shapes", help="With --bench: time a named set of shapes through fraglab.gemm against cuBLAS and cuBLASLt fused: llm (8B and 70B projections at M = 1, 16, 128, 2048, 8192), ragged, decode; B column-major unless --b-order C")] = None,
+    tune: Annotated[bool, typer.Option("--tune", help="Time every launcher tile on --shapes NAME or --m/--n/--k (or --size) on this GPU and record where one beats the schedule's rules: fraglab.gemm then takes it for that problem (f16/bf16)")] = False,
+    tuning_path: Annotated[Optional[Path], typer.Option("--tuning", help="With --tune: the tuning table to update (default: $FRAGLAB_GEMM_TUNING, else ~/.cache/fraglab/gemm-tuning.json, the one fraglab.gemm reads)")] = None,
 ):
     """Run the GEMM with a fused epilogue: check it against float64 and/or benchmark it."""
     check_target(json_path, "--json")   # before minutes of timing, not after
     _choice(act, ACT_KINDS, "--act")
     _choice(bias, BIAS_MODES, "--bias")
     _choice(out_dtype, OUT_DTYPES, "--out-dtype")
+    if tune:
+        for bad, option in ((bench or check, "--bench/--check"), (not wmma, "--simt"), (wgmma, "--wgmma"),
+                            (tile is not None, "--tile"), (plot is not None, "--plot"), (kernel is not None, "--kernel")):
+            if bad:
+                fail(f"--tune times every tile of fraglab.gemm's wgmma road itself: not with {option}",
+                     argument="--tune")
+        if shapes is not None and any(v is not None for v in (size, m, n, k)):
+            fail("--tune takes --shapes NAME or --m/--n/--k (or --size), not both", argument="--tune")
+        _tune_command(shapes, parse_sizes(size, m, n, k, ()) if shapes is None else [], dtype=dtype, act=act,
+                      bias=bias, out_dtype=out_dtype, b_order=b_order, tuning_path=tuning_path, json_path=json_path)
+        return
+    if tuning_path is not None:
+        fail("--tuning names the table --tune updates: give it with --tune", argument="--tuning")
     if shapes is not None:
         _shapes_command(shapes, dtype=dtype, act=act, bias=bias, out_dtype=out_dtype, b_order=b_order, bench=bench,
                         check=check, wmma=wmma, sized=any(v is not None for v in (size, m, n, k)), tile=tile,
@@ -257,6 +272,55 @@ def _shapes_command(name: str, *, dtype: str, act: str, bias: str, out_dtype: st
         typer.echo(textwrap.fill(line, width, subsequent_indent="  ", break_on_hyphens=False), err=err)
     if json_path is not None:
         benchmod.save_json({"command": "gemm --shapes", "shapes": name, **result, "summary": summary}, json_path)
+
+
+def _tune_command(name: Optional[str], sizes: list[tuple[int, int, int]], *, dtype: str, act: str, bias: str,
+                  out_dtype: str, b_order: Optional[str], tuning_path: Optional[Path], json_path) -> None:
+    """`--tune`: every launcher tile against the rules' on each shape; the winners into the tuning table."""
+    from ..bench.shapes import SHAPE_SETS, Shape, shape_set
+    from ..bench.tune import TUNE_COLUMNS, tune_shapes
+    from ..files import clean_path, report_written, write_output
+    from ..gemm import tuning
+
+    if name is not None:
+        _choice(name, tuple(SHAPE_SETS), "--shapes")
+    elif not sizes:
+        fail("--tune needs the problems to time: --shapes NAME, --m/--n/--k or --size", argument="--tune")
+    _choice(dtype, tuning.DTYPES, "--dtype")
+    if b_order is not None:
+        _choice(b_order, B_ORDERS, "--b-order")
+    target = tuning_path if tuning_path is not None else tuning.active_path()
+    if target is None:
+        fail(f"{tuning.ENV} is off, so fraglab.gemm reads no table: give --tuning FILE", argument="--tuning")
+    check_target(target, "--tuning")
+    check_target(json_path, "--json")
+    if is_stdout(target):
+        fail("--tuning names a file the table is kept in, not -", argument="--tuning")
+    table = tuning.read(target)   # a bad table is refused before minutes of timing, and left as it is
+    from ..runtime import gpu
+    gpu.cupy()  # GpuUnavailable: one line, before any work
+    from .. import bench as benchmod
+    problems = shape_set(name) if name is not None else [Shape("tune", *s) for s in sizes]
+    with benchmod.progress(transient=True) as prog:
+        result = tune_shapes(problems, dtype=dtype, act=act, bias_mode=bias, out_dtype=out_dtype,
+                             b_order=b_order or "F", progress=prog)
+    err = _json_on_stdout(json_path)
+    _print_table(result["rows"], TUNE_COLUMNS,
+                 f"--tune: {dtype}, D {out_dtype}, act={act}, bias={bias}, B {b_order or 'F'}; us per launch",
+                 err=err)
+    recorded = sum(r["recorded"] for r in result["rows"])
+    written = write_output(target, tuning.to_json(tuning.merged(table, result["found"])),
+                           default_name="gemm-tuning.json", argument="--tuning", fmt="json")
+    typer.echo(f"{recorded} of {len(result['rows'])} problems tuned (a tile more than {result['margin']:.0%} faster "
+               f"than the rules'); the others keep the rules' tile", err=err)
+    report_written(written)
+    if written is not None and Path(written).resolve() != (tuning.active_path() or Path()).resolve():
+        typer.echo(f"fraglab.gemm reads {tuning.ENV}'s table: export {tuning.ENV}={clean_path(str(written))} "
+                   f"to use this one", err=True)
+    if json_path is not None:
+        found = [{"key": vars(k), "tuned": None if v is None else vars(v)} for k, v in result["found"].items()]
+        benchmod.save_json({"command": "gemm --tune", "shapes": name, **{k: v for k, v in result.items()
+                                                                       if k != "found"}, "found": found}, json_path)
 
 
 def peak_command(

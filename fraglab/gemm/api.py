@@ -17,6 +17,7 @@ from ..memo import BoundedMemo
 from ..runtime import gpu
 from . import cast as gemm_cast
 from . import simt as gemm_simt
+from . import tuning
 from . import skinny as gemm_skinny
 from . import wgmma as gemm_wgmma
 from . import wmma as gemm_wmma
@@ -348,8 +349,21 @@ def _scales_as_cupy(cp, scale_a, scale_b):
                  for x, name in ((scale_a, "scale_a"), (scale_b, "scale_b")))
 
 
+def rules_tile(plan: GemmPlan) -> str:
+    """The tile the schedule's rules give a 16-bit wgmma-family plan on this GPU, whatever a tuning table says (the
+    skinny GEMM as tuning.SKINNY): what `fraglab gemm --tune` measures the candidates against."""
+    spec = _spec_from("wgmma", plan, None, True, "none", tuned=False)
+    return tuning.SKINNY if isinstance(spec, gemm_skinny.SkinnyKernelSpec) else spec.tile
+
+
 def _make_spec(key):
-    family, plan, tile, aligned, scales = key
+    return _spec_from(*key)
+
+
+def _spec_from(family: str, plan: GemmPlan, tile: Optional[str], aligned: bool, scales: str, tuned: bool = True):
+    if tuned and family == "wgmma" and tile is None and scales == "none":
+        # a tile `fraglab gemm --tune` measured faster for this problem here, if any (read once per plan: _SPECS)
+        tile = tuning.tuned_tile(plan, _gpu_name)
     if family == "wgmma":
         skinny = gemm_skinny.planned(plan, tile, scales != "none", _sm_count())   # small M: the skinny GEMM's rule
         if skinny is not None:
@@ -474,6 +488,7 @@ class _StreamHandle:
 
 
 _SM_COUNT: Optional[int] = None
+_GPU_NAME: Optional[str] = None
 _COMPUTE_CAPABILITY: Optional[int] = None
 
 
@@ -484,6 +499,13 @@ def _compute_capability() -> int:
     return _COMPUTE_CAPABILITY
 
 
+def _gpu_name() -> str:
+    global _GPU_NAME
+    if _GPU_NAME is None:
+        _GPU_NAME = str(gpu.device_info().get("gpu_name", ""))
+    return _GPU_NAME
+
+
 def _sm_count() -> int:
     global _SM_COUNT
     if _SM_COUNT is None:
@@ -491,5 +513,5 @@ def _sm_count() -> int:
     return _SM_COUNT
 
 
-__all__ = ["gemm", "prepare", "PreparedGemm", "d_dtype", "validate_gemm_args", "GemmArgumentError", "GemmPlan", "KERNELS",
+__all__ = ["gemm", "prepare", "PreparedGemm", "rules_tile", "d_dtype", "validate_gemm_args", "GemmArgumentError", "GemmPlan", "KERNELS",
            "OUT_DTYPES"]

@@ -65,15 +65,26 @@ def layout_for(m: int, n: int, k: int, b_order: str = "C", sm_count: int = 132) 
 # M 8, K 4096 / 11008 / 14336: 18.5 / 37.4 / 47.1 against 18.6 / 38.0 / 47.6; M 32 19.5 / 39.5 / 49.2 against
 # 20.0 / 40.1 / 50.5), not in 2 (N 11008: M 8, K 11008 88.2 against 87.1; M 32 91.5 against 89.3) nor with the
 # 8-warp grid's one share (equal: M 8, N 14336, K 4096 46.6 / 46.6). A row-major B by TMA with one share (N 11008,
-# one share instead of two: M 1, K 4096 34.7 against 36.7; M 32 37.7 against 39.6; K 11008 85.3 against 87.1),
-# not with K split (N 4096, 4 shares: M 32, K 14336 48.5 against 47.2).
-B_LOAD_RULES = {("F", 4): "tma", ("C", 1): "tma"}
+# one share instead of two: M 1, K 4096 34.7 against 36.7; M 32 37.7 against 39.6; K 11008 85.3 against 87.1).
+# Those ran in clusters of 8; the joint sweep of B's load and the cluster size over the decode set (H100, 2026-11-27
+# 07:0x UTC, docs/results/h100_2026-11-27c/skinny_rules/, us, the rule's against the old) changed two classes:
+# a row-major B with 4 shares (N 4096) by TMA in clusters of 4 (12 of 12 shapes faster, geometric mean 0.983x the
+# time, e.g. M 8, K 4096 17.38 against 17.82; M 32, K 14336 46.50 against 47.49); a column-major B with 4 shares
+# of at most SHORT_SHARE_BLOCKS K-blocks (K 4096) by copies: such a short share's start counts more than its stream
+# (M 1 / 8 / 16 / 32: 17.22 / 17.09 / 17.15 / 17.97 against TMA's 17.55 / 17.60 / 17.66 / 18.72), where longer
+# shares stream better by TMA (K 11008 / 14336: TMA 0.2-0.8 % ahead at every M).
+B_LOAD_RULES = {("F", 4): "tma", ("C", 1): "tma", ("C", 4): "tma"}
+SHORT_SHARE_BLOCKS = 16
+SHORT_SHARE_B_LOAD_RULES = {("F", 4): "copy"}   # shares of at most SHORT_SHARE_BLOCKS K-blocks
 
 
-def b_load_for(layout: str, b_order: str, splits: int) -> str:
-    """'tma' or 'copy' for B (B_LOAD_RULES; the 8-warp grid's 256 threads keep their copies)."""
+def b_load_for(layout: str, b_order: str, splits: int, k: int) -> str:
+    """'tma' or 'copy' for B (B_LOAD_RULES, SHORT_SHARE_B_LOAD_RULES for short shares of K; the 8-warp grid's 256
+    threads keep their copies)."""
     if layout == "1x4x2n64":
         return "copy"
+    if -(-k // BK) <= SHORT_SHARE_BLOCKS * splits and (b_order, splits) in SHORT_SHARE_B_LOAD_RULES:
+        return SHORT_SHARE_B_LOAD_RULES[(b_order, splits)]
     return B_LOAD_RULES.get((b_order, splits), "copy")
 
 
@@ -83,10 +94,10 @@ def b_load_for(layout: str, b_order: str, splits: int) -> str:
 # 17.4 / 36.2 / 45.3 against 18.0 / 37.0 / 46.8 (M 8 alike); with 2 shares (N 11008) clusters of 4, M 1: 36.3 / 85.3
 # / 109.4 against 37.5 / 86.4 / 110.7; with one share (N 14336, the 8-warp grid) no cluster, M 1: 46.1 / 112.9 /
 # 143.0 against 47.2 / 115.2 / 146.4. A row-major B with one share (N 11008) in clusters of 4, M 32: 37.4 / 87.7 /
-# 113.6 against 38.8 / 90.4 / 116.5 (M 8, 16 within 0.5 %); with 4 shares it keeps 8 (M 1, K 4096: 17.3 against
-# 17.5 in clusters of 4; 1-2 % slower at K 11008 / 14336). The blocks of a tile need one cluster: never fewer than
-# `splits`.
-CLUSTER_RULES = {("F", 4): 4, ("F", 2): 4, ("F", 1): 1, ("C", 1): 4}
+# 113.6 against 38.8 / 90.4 / 116.5 (M 8, 16 within 0.5 %); with 4 shares clusters of 4 too since B comes by TMA
+# there (the joint sweep above; with copies they were 1-2 % slower than 8 at K 11008 / 14336). The blocks of a tile
+# need one cluster: never fewer than `splits`.
+CLUSTER_RULES = {("F", 4): 4, ("F", 2): 4, ("F", 1): 1, ("C", 1): 4, ("C", 4): 4}
 
 
 def cluster_for(b_order: str, splits: int) -> int:
@@ -206,7 +217,7 @@ def spec_for(dtype: str, m: int, n: int, k: int, *, act: str = "none", bias_mode
         raise ValueError(f"the skinny GEMM takes M from 1 to {MAX_M}, not {m}")
     layout, splits = layout_for(m, n, k, b_order, sm_count), choose_splits(m, n, k, sm_count, b_order)
     return SkinnyKernelSpec(dtype, act, bias_mode, has_c, save_z, out_dtype, b_order, layout, splits,
-                            b_load_for(layout, b_order, splits), cluster_for(b_order, splits), bias_dtype=bias_dtype)
+                            b_load_for(layout, b_order, splits, k), cluster_for(b_order, splits), bias_dtype=bias_dtype)
 
 
 FORCED_TILE = "skinny"   # fraglab.gemm's tile= that asks for this kernel whatever the schedule says
@@ -331,5 +342,6 @@ _LAUNCHES = BoundedMemo(_packed_launch, 256)
 
 __all__ = ["DTYPES", "OUT_DTYPES", "MAX_M", "LAYOUTS", "GRID_ORDERS", "FORCED_TILE", "SkinnyKernelSpec", "spec_for",
            "planned", "all_specs", "build_of", "layout_for", "layout_max_m", "choose_splits", "grid_blocks",
-           "smem_bytes", "threads", "bind", "bind_plan", "launch_parameters", "B_LOADS", "B_LOAD_RULES", "b_load_for",
+           "smem_bytes", "threads", "bind", "bind_plan", "launch_parameters", "B_LOADS", "B_LOAD_RULES", "SHORT_SHARE_BLOCKS",
+           "SHORT_SHARE_B_LOAD_RULES", "b_load_for",
            "CLUSTERS", "CLUSTER_RULES", "cluster_for", "STAGE_CHOICES"]

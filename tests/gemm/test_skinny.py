@@ -47,21 +47,29 @@ def test_layout_for_takes_the_8_warp_grid_only_for_one_share_of_a_column_major_b
     # past 32 rows one warp grid, whatever B's order
     assert {skinny.layout_for(m, n, 4096, o) for m in (33, 64, 128) for n in (4096, 14336) for o in "CF"} == {"4x1n64"}
     assert skinny.spec_for("f16", 16, 14336, 4096, b_order="F").tile == "skinny/1x4x2n64/k1/c1"
-    assert skinny.spec_for("f16", 16, 4096, 4096, b_order="F").tile == "skinny/k4/c4/tma"
+    assert skinny.spec_for("f16", 16, 4096, 4096, b_order="F").tile == "skinny/k4/c4"
 
 
 def test_b_load_for_follows_the_measured_rules():
     # a column-major B by TMA with 4 shares (N 4096: 18.5 against 18.6 us at M 8, K 4096), not with 2 (N 11008:
-    # 88.2 against 87.1 at K 11008) nor with the 8-warp grid; a row-major B by TMA with one share only
-    assert skinny.b_load_for("1x4n64", "F", 4) == skinny.b_load_for("4x1n64", "F", 4) == "tma"
-    assert skinny.b_load_for("1x4n64", "F", 2) == skinny.b_load_for("1x4x2n64", "F", 1) == "copy"
-    assert skinny.b_load_for("1x4n64", "C", 1) == "tma"
-    assert skinny.b_load_for("1x4n64", "C", 4) == skinny.b_load_for("1x4x2n64", "C", 1) == "copy"
+    # 88.2 against 87.1 at K 11008) nor with the 8-warp grid; a row-major B by TMA with one share or four
+    for k in (11008, 14336, 64 * 4 * skinny.SHORT_SHARE_BLOCKS + 8):
+        assert skinny.b_load_for("1x4n64", "F", 4, k) == skinny.b_load_for("4x1n64", "F", 4, k) == "tma"
+    assert skinny.b_load_for("1x4n64", "F", 2, 11008) == skinny.b_load_for("1x4x2n64", "F", 1, 4096) == "copy"
+    assert skinny.b_load_for("1x4n64", "C", 1, 4096) == skinny.b_load_for("1x4n64", "C", 4, 4096) == "tma"
+    assert skinny.b_load_for("1x4x2n64", "C", 1, 4096) == skinny.b_load_for("1x4n64", "C", 2, 4096) == "copy"
+    # a column-major B's short shares (K 4096 in 4: 16 K-blocks each, up to 4096 + 0 in the last) by copies
+    for k in (4096, 4000, 64 * 4 * skinny.SHORT_SHARE_BLOCKS):
+        assert skinny.b_load_for("1x4n64", "F", 4, k) == skinny.b_load_for("4x1n64", "F", 4, k) == "copy"
+    assert skinny.b_load_for("1x4n64", "C", 4, 4096) == "tma"   # (short shares of a row-major B: TMA still)
     for m, n, k, order in itertools.product((1, 16, 32, 64, 128), (8, 4096, 11008, 14336), (64, 4096, 11008),
                                            skinny.B_ORDERS):
         spec = skinny.spec_for("f16", m, n, k, b_order=order)
-        assert spec.b_load == skinny.b_load_for(spec.layout, order, spec.splits)
+        assert spec.b_load == skinny.b_load_for(spec.layout, order, spec.splits, k)
         assert spec.tile.endswith("/tma") == (spec.b_load == "tma")
+    assert skinny.spec_for("f16", 8, 4096, 4096, b_order="F").tile == "skinny/k4/c4"
+    assert skinny.spec_for("f16", 8, 4096, 11008, b_order="F").tile == "skinny/k4/c4/tma"
+    assert skinny.spec_for("f16", 8, 4096, 4096, b_order="C").tile == "skinny/k4/c4/tma"
     with pytest.raises(ValueError, match="b_load 'bulk'"):
         skinny.SkinnyKernelSpec("f16", b_load="bulk")
 
@@ -127,10 +135,11 @@ def test_splits_fill_the_sms_and_keep_shares_of_k_long():
 
 def test_cluster_for_follows_the_measured_rules():
     # CLUSTER_RULES: a column-major B in clusters of 4 with 2 or 4 shares, none with one share; a row-major B in
-    # clusters of 4 with one share; else 8
+    # clusters of 4 with one share or four; else 8
     assert skinny.cluster_for("F", 4) == skinny.cluster_for("F", 2) == skinny.cluster_for("C", 1) == 4
+    assert skinny.cluster_for("C", 4) == 4
     assert skinny.cluster_for("F", 1) == 1
-    assert skinny.cluster_for("C", 2) == skinny.cluster_for("C", 4) == skinny.cluster_for("F", 8) == 8
+    assert skinny.cluster_for("C", 2) == skinny.cluster_for("C", 8) == skinny.cluster_for("F", 8) == 8
     for order, splits in itertools.product(skinny.B_ORDERS, skinny.SPLITS):
         cluster = skinny.cluster_for(order, splits)
         assert cluster in skinny.CLUSTERS and cluster % splits == 0
@@ -138,10 +147,13 @@ def test_cluster_for_follows_the_measured_rules():
     f4096 = skinny.spec_for("f16", 8, 4096, 4096, act="relu", bias_mode="per_n", b_order="F")
     f14336 = skinny.spec_for("f16", 8, 14336, 4096, act="relu", bias_mode="per_n", b_order="F")
     c4096 = skinny.spec_for("f16", 8, 4096, 4096, act="relu", bias_mode="per_n", b_order="C")
-    assert (f4096.splits, f4096.cluster, f4096.tile) == (4, 4, "skinny/k4/c4/tma")
+    c2 = skinny.spec_for("f16", 8, 8192, 4096, act="relu", bias_mode="per_n", b_order="C")   # K in 2 shares
+    assert (f4096.splits, f4096.cluster, f4096.tile) == (4, 4, "skinny/k4/c4")
     assert (f14336.splits, f14336.cluster, f14336.tile) == (1, 1, "skinny/1x4x2n64/k1/c1")
-    assert (c4096.splits, c4096.cluster, c4096.tile) == (4, 8, "skinny/k4")
-    assert f4096.build().options == ("-DFRAGLAB_SKINNY_CLUSTER=4",) and c4096.build().options == ()
+    assert (c4096.splits, c4096.cluster, c4096.tile) == (4, 4, "skinny/k4/c4/tma")
+    assert (c2.splits, c2.cluster, c2.tile) == (2, 8, "skinny/k2")
+    assert f4096.build().options == c4096.build().options == ("-DFRAGLAB_SKINNY_CLUSTER=4",)
+    assert c2.build().options == ()
     assert dataclasses.replace(f4096, cluster=8).name() == f4096.name()
     with pytest.raises(ValueError, match="cluster 3"):
         skinny.SkinnyKernelSpec("f16", cluster=3)
@@ -152,7 +164,7 @@ def test_cluster_for_follows_the_measured_rules():
 def test_ring_depth_and_the_timeline_are_build_options_of_one_instantiation():
     spec = skinny.spec_for("f16", 8, 4096, 4096, act="relu", bias_mode="per_n", b_order="F")
     deep = dataclasses.replace(spec, stages=8, timeline=True)
-    assert deep.name() == spec.name() and deep.tile == "skinny/k4/c4/s8/tma"
+    assert deep.name() == spec.name() and deep.tile == "skinny/k4/c4/s8"
     assert deep.build().options == ("-DFRAGLAB_SKINNY_CLUSTER=4", "-DFRAGLAB_SKINNY_STAGES=8",
                                     "-DFRAGLAB_SKINNY_TIMELINE")
     assert deep.build() != spec.build() and dataclasses.replace(deep, stages=4, timeline=False).build() == spec.build()
@@ -180,7 +192,7 @@ def test_specs_name_one_instantiation_each_and_check_their_arguments():
     pairs = {(skinny.layout_for(m, n, k, order), order) for m, n, k, order
              in itertools.product((1, 32, 33, 128), (8, 4096, 14336), (64, 4096), skinny.B_ORDERS)}
     assert pairs <= set(skinny.GRID_ORDERS)
-    spec = skinny.spec_for("bf16", 1, 4096, 4096, act="gelu", bias_mode="per_n", out_dtype="f16", b_order="F")
+    spec = skinny.spec_for("bf16", 1, 4096, 8192, act="gelu", bias_mode="per_n", out_dtype="f16", b_order="F")
     grid = ", ".join(map(str, skinny.LAYOUTS[spec.layout]))
     assert spec.name() in names and f"__nv_bfloat16, {grid}, 64, true" in spec.name() and spec.tile.endswith("/k4/c4/tma")
     # B's load is a launch argument: the same instantiation either way
