@@ -176,12 +176,14 @@ def read(path: Path) -> dict[TuningKey, TunedTile]:
     """The table in a file; an empty one where the file does not exist yet."""
     source = clean_path(str(path))
     try:
+        if Path(path).is_dir():
+            raise _fail(source, "", "is a folder")
+        if Path(path).exists() and not Path(path).is_file():   # a fifo or a device could block or never end
+            raise _fail(source, "", "is not a regular file")
         with open(path, "rb") as fh:
             raw = fh.read(MAX_FILE_BYTES + 1)
     except FileNotFoundError:
         return {}
-    except IsADirectoryError:
-        raise _fail(source, "", "is a folder") from None
     except OSError as exc:
         raise _fail(source, "", f"cannot be read ({exc.strerror or exc})") from None
     if len(raw) > MAX_FILE_BYTES:

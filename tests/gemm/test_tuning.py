@@ -90,6 +90,10 @@ def test_reading_a_file_refuses_what_is_not_a_table_and_treats_a_missing_one_as_
     big.write_bytes(b" " * (tuning.MAX_FILE_BYTES + 1))
     with pytest.raises(TuningError, match="larger than"):
         tuning.read(big)
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    with pytest.raises(TuningError, match="not a regular file"):
+        tuning.read(fifo)   # refused, not read (a read would wait for a writer)
     odd = tmp_path / "odd\x1bname.json"   # a path's control characters never reach the terminal
     odd.write_text("[]")
     with pytest.raises(TuningError) as err:
