@@ -64,7 +64,7 @@ def shape_set(name: str) -> list[Shape]:
     return SHAPE_SETS[name]()
 
 
-TUNED_MARK = " *"   # after a tile the tuning table chose (fraglab/gemm/tuning.py), not the rules
+TUNED_MARK = " *"   # shown after a tile the tuning table chose (fraglab/gemm/tuning.py), not the rules
 SHAPE_COLUMNS = (("label", "shape", ""), ("m", "M", "d"), ("n", "N", "d"), ("k", "K", "d"), ("tile", "tile", ""),
                  ("fraglab", "fraglab", ".0f"), ("cublas", "cuBLAS", ".0f"), ("lt_fused", "Lt fused", ".0f"),
                  ("vs_cublas", "/cuBLAS", ".2f"), ("vs_lt_fused", "/Lt", ".2f"), ("weight_tbs", "W TB/s", ".2f"),
@@ -139,8 +139,7 @@ def run_shapes(shapes: list[Shape], *, dtype: str = "f16", act: str = "relu", bi
         reps = _reps(s.m, s.n, s.k)
         timings = benchmod.time_interleaved(fns, rounds=3, reps=reps, rotate=sets)
         tuned = tuning.tuned_tile(runs[0].plan, lambda: str(info.get("gpu_name", ""))) is not None
-        row = {"label": s.label, "m": s.m, "n": s.n, "k": s.k,
-               "tile": runs[0].kernel_spec.tile + (TUNED_MARK if tuned else ""), "tuned": tuned,
+        row = {"label": s.label, "m": s.m, "n": s.n, "k": s.k, "tile": runs[0].kernel_spec.tile, "tuned": tuned,
                "kernel": type(runs[0].kernel_spec).__name__, "sets": sets}
         for name, t in timings.items():
             row[name] = benchmod.tflops(s.m, s.n, s.k, t.median_ms)

@@ -243,7 +243,8 @@ def gemm_command(
 def _shapes_command(name: str, *, dtype: str, act: str, bias: str, out_dtype: str, b_order: Optional[str],
                     bench: bool, check: bool, wmma: bool, sized: bool, tile: Optional[str], json_path) -> None:
     """`--bench --shapes NAME`: the named set through fraglab.gemm against cuBLAS and cuBLASLt fused."""
-    from ..bench.shapes import SHAPE_COLUMNS, SHAPE_SETS, run_shapes, shape_set, summarize, summary_lines
+    from ..bench.shapes import (SHAPE_COLUMNS, SHAPE_SETS, TUNED_MARK, run_shapes, shape_set, summarize,
+                                summary_lines)
 
     _choice(name, tuple(SHAPE_SETS), "--shapes")
     for bad, message in ((not bench or check, "--shapes times a set: give it with --bench (and without --check)"),
@@ -262,7 +263,8 @@ def _shapes_command(name: str, *, dtype: str, act: str, bias: str, out_dtype: st
         result = run_shapes(shape_set(name), dtype=dtype, act=act, bias_mode=bias, out_dtype=out_dtype,
                             b_order=b_order or "F", progress=prog)
     err = _json_on_stdout(json_path)
-    _print_table(result["rows"], SHAPE_COLUMNS,
+    shown = [dict(r, tile=r["tile"] + TUNED_MARK) if r.get("tuned") else r for r in result["rows"]]
+    _print_table(shown, SHAPE_COLUMNS,
                  f"--shapes {name}: {dtype}, D {out_dtype}, act={act}, bias={bias}, B {b_order or 'F'}; TFLOP/s",
                  err=err)
     summary = summarize(result["rows"], result["device"].get("memory_peak_tbs"))

@@ -17,8 +17,8 @@ from ..memo import BoundedMemo
 from ..runtime import gpu
 from . import cast as gemm_cast
 from . import simt as gemm_simt
-from . import tuning
 from . import skinny as gemm_skinny
+from . import tuning
 from . import wgmma as gemm_wgmma
 from . import wmma as gemm_wmma
 from .torch_road import current_stream, torch_gemm, torch_module
@@ -513,5 +513,5 @@ def _sm_count() -> int:
     return _SM_COUNT
 
 
-__all__ = ["gemm", "prepare", "PreparedGemm", "rules_tile", "d_dtype", "validate_gemm_args", "GemmArgumentError", "GemmPlan", "KERNELS",
-           "OUT_DTYPES"]
+__all__ = ["gemm", "prepare", "PreparedGemm", "rules_tile", "d_dtype", "validate_gemm_args", "GemmArgumentError",
+           "GemmPlan", "KERNELS", "OUT_DTYPES"]

@@ -67,7 +67,7 @@ def layout_for(m: int, n: int, k: int, b_order: str = "C", sm_count: int = 132) 
 # 8-warp grid's one share (equal: M 8, N 14336, K 4096 46.6 / 46.6). A row-major B by TMA with one share (N 11008,
 # one share instead of two: M 1, K 4096 34.7 against 36.7; M 32 37.7 against 39.6; K 11008 85.3 against 87.1).
 # Those ran in clusters of 8; the joint sweep of B's load and the cluster size over the decode set (H100, 2026-11-27
-# 07:0x UTC, docs/results/h100_2026-11-27c/skinny_rules/, us, the rule's against the old) changed two classes:
+# 06:57 UTC, docs/results/h100_2026-11-27c/skinny_rules/, us, the rule's against the old) changed two classes:
 # a row-major B with 4 shares (N 4096) by TMA in clusters of 4 (12 of 12 shapes faster, geometric mean 0.983x the
 # time, e.g. M 8, K 4096 17.38 against 17.82; M 32, K 14336 46.50 against 47.49); a column-major B with 4 shares
 # of at most SHORT_SHARE_BLOCKS K-blocks (K 4096) by copies: such a short share's start counts more than its stream

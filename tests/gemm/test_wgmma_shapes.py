@@ -142,3 +142,20 @@ def test_run_shapes_sets_small_m_rows_beside_a_bare_read_of_their_weight(sm90, t
     assert 0.2 < first["vs_read"] < 1.5, first   # a GEMM reading the same bytes, give or take its launch's ramp
     summary = shapes.summarize(result["rows"], peak)
     assert summary["weight_tbs_small_m"]["read"]["of"] == 1
+
+
+def test_cli_marks_the_rows_a_tuning_table_chose_and_counts_them(monkeypatch):
+    from fraglab.runtime import gpu
+
+    rows = [{**_row(8, 4096, 4096, 0.93, 0.95, 1.80), "label": "decode", "tile": "skinny/k4", "fraglab": 2.0,
+             "cublas": 2.1, "lt_fused": 2.1, "tuned": False},
+            {**_row(128, 14336, 4096, 1.01, 1.02, 2.40), "label": "decode", "tile": "64x256p", "fraglab": 300.0,
+             "cublas": 297.0, "lt_fused": 294.0, "tuned": True}]
+    assert shapes.summarize(rows)["tuned"] == 1
+    monkeypatch.setattr(gpu, "cupy", lambda: None)
+    monkeypatch.setattr(shapes, "run_shapes", lambda *a, **k: {"rows": rows, "device": {}})
+    res = CliRunner().invoke(app, ["gemm", "--bench", "--shapes", "decode"], env={"COLUMNS": "120"})
+    assert res.exit_code == 0, res.output
+    assert "64x256p *" in res.output and "skinny/k4 *" not in res.output
+    assert "* 1 of 2 shapes ran the tile the tuning table holds" in " ".join(res.output.split())
+    assert rows[1]["tile"] == "64x256p"   # the mark is for the table shown, not the rows saved
