@@ -44,6 +44,10 @@ MAX_SIZE = 1 << 20           # M, N, K of an entry: positive and at most this
 TEXT_LIMIT = 200             # characters of a GPU name, an epilogue note or a date
 DTYPES = wgmma.DTYPES        # the tuned road: f16 / bf16 inputs (e4m3 and its scales keep the rules)
 SKINNY = skinny.FORCED_TILE  # the skinny GEMM, as a tuned "tile"
+# Experimental tiles the tuner times too: right under compute-sanitizer memcheck, racecheck and synccheck at odd
+# sizes (docs/results/h100_2026-11-27b/sanitize_64x192p_*), and ahead of every launcher tile somewhere (64x192p:
+# M 64, N 11008 with a row-major B, 2-3 %, ab_m64_0525.log)
+EXTRA_TILES = ("64x192p",)
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
 
 
@@ -77,11 +81,11 @@ class TunedTile:
 
 
 def candidate_tiles(dtype: str, m: int, a_order: str = "C") -> tuple[str, ...]:
-    """What `--tune` times and a table may name for a problem: every launcher tile (for 16-bit inputs), and the
-    skinny GEMM where it takes the problem (a row-major A, M <= its MAX_M)."""
+    """What `--tune` times and a table may name for a problem: every launcher tile (for 16-bit inputs), EXTRA_TILES,
+    and the skinny GEMM where it takes the problem (a row-major A, M <= its MAX_M)."""
     if dtype not in DTYPES:
         return ()
-    tiles = tuple(wgmma.TILES)
+    tiles = tuple(wgmma.TILES) + EXTRA_TILES
     return tiles + ((SKINNY,) if dtype in skinny.DTYPES and a_order == "C" and m <= skinny.MAX_M else ())
 
 

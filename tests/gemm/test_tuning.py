@@ -165,10 +165,13 @@ def test_merged_replaces_and_drops_a_tuned_problem_and_keeps_the_rest():
 
 
 def test_candidates_are_the_launcher_tiles_and_the_skinny_gemm_where_it_applies():
-    assert tuning.candidate_tiles("f16", 32) == (*wgmma.TILES, "skinny")
-    assert tuning.candidate_tiles("bf16", 129) == tuple(wgmma.TILES)
-    assert tuning.candidate_tiles("f16", 8, "F") == tuple(wgmma.TILES)
+    launcher = (*wgmma.TILES, *tuning.EXTRA_TILES)
+    assert tuning.candidate_tiles("f16", 32) == (*launcher, "skinny")
+    assert tuning.candidate_tiles("bf16", 129) == launcher
+    assert tuning.candidate_tiles("f16", 8, "F") == launcher
     assert tuning.candidate_tiles("e4m3", 8) == ()
+    # the extra tiles are real ones, not in the launcher's list already
+    assert all(t in wgmma.ALL_TILES and t not in wgmma.TILES for t in tuning.EXTRA_TILES)
 
 
 def test_fraglab_gemm_plans_the_tuned_tile_unless_a_call_names_one(tmp_path, monkeypatch):
