@@ -79,7 +79,7 @@ def tune_shapes(shapes: list[Shape], *, dtype: str = "f16", act: str = "relu", b
         for tile in tried:
             try:
                 runs[tile] = bound(tile)
-            except FraglabError as exc:   # not a tile this problem can take (the validator's reason)
+            except (FraglabError, ValueError) as exc:   # not a tile this problem can take (the validator's reason)
                 skipped[tile] = str(exc).splitlines()[0]
         fns = {}
         for name, calls in runs.items():
