@@ -10,21 +10,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from fraglab import bench as benchmod  # noqa: E402
+from fraglab.bench.shapes import Shape, operand_sets  # noqa: E402
 
 
 def decode_inputs(torch, gen, m: int, n: int, k: int, order: str, dtype=None):
-    """(sets, [(a, b, bias, bias in dtype)], d, want) for an M x N x K problem with the weight in `order`."""
+    """(sets, [(a, b, bias, bias in dtype)], d, want) for an M x N x K problem with the weight in `order`
+    (fraglab.bench.shapes.operand_sets: the same sets `gemm --bench --shapes` times)."""
     dtype = dtype or torch.float16
-    per_set = (m * k + n * k) * 2
-    sets = min(benchmod.rotation_count(per_set), max(1, (6 << 30) // per_set))
-    xs = []
-    for _ in range(sets):
-        a = (torch.rand(m, k, generator=gen, device="cuda") - 0.5).to(dtype)
-        w = (torch.rand(n, k, generator=gen, device="cuda") - 0.5).to(dtype)
-        b = w.t() if order == "F" else w.t().contiguous()
-        bias = torch.rand(n, generator=gen, device="cuda")
-        xs.append((a, b, bias, bias.to(dtype)))
+    sets, xs = operand_sets(torch, gen, Shape("decode", m, n, k), dtype, order, "per_n", bias_in_input_type=True)
     d = torch.empty(m, n, device="cuda", dtype=dtype)
     want = torch.relu(xs[0][0].float() @ xs[0][1].float() + xs[0][2])
     return sets, xs, d, want

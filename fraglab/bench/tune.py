@@ -20,15 +20,13 @@ TOLERANCE = 5e-3   # a candidate's largest error against the float32 reference, 
 
 
 def _reference(torch, a, b, bias, bias_mode: str, act: str, leaky_slope: float = 0.01):
-    """act(A @ B + bias) in float64 on the GPU (the epilogue's definitions, fraglab/gemm/reference.py)."""
-    f = torch.nn.functional
+    """act(A @ B + bias) in float64 on the GPU (the epilogue's definitions: torch_road.activation)."""
+    from ..gemm.torch_road import activation
+
     pre = a.double() @ b.double()
     if bias is not None:
         pre = pre + (bias.double()[:, None] if bias_mode == "per_m" else bias.double())
-    acts = {"none": lambda x: x, "relu": torch.relu, "leaky_relu": lambda x: f.leaky_relu(x, leaky_slope),
-            "gelu": f.gelu, "gelu_tanh": lambda x: f.gelu(x, approximate="tanh"), "silu": f.silu,
-            "sigmoid": torch.sigmoid, "tanh": torch.tanh}
-    return acts[act](pre)
+    return activation(torch, pre, act, leaky_slope)
 
 
 def _error(torch, run, d, want) -> float:

@@ -281,7 +281,7 @@ def _tune_command(name: Optional[str], sizes: list[tuple[int, int, int]], *, dty
     """`--tune`: every launcher tile against the rules' on each shape; the winners into the tuning table."""
     from ..bench.shapes import SHAPE_SETS, Shape, shape_set
     from ..bench.tune import TUNE_COLUMNS, tune_shapes
-    from ..files import clean_path, report_written, write_output
+    from ..files import check_suffix, clean_path, report_written, target_path, write_output
     from ..gemm import tuning
 
     if name is not None:
@@ -294,10 +294,10 @@ def _tune_command(name: Optional[str], sizes: list[tuple[int, int, int]], *, dty
     target = tuning_path if tuning_path is not None else tuning.active_path()
     if target is None:
         fail(f"{tuning.ENV} is off, so fraglab.gemm reads no table: give --tuning FILE", argument="--tuning")
-    check_target(target, "--tuning")
-    check_target(json_path, "--json")
     if is_stdout(target):
         fail("--tuning names a file the table is kept in, not -", argument="--tuning")
+    check_suffix(target, "json", "--tuning")   # the writer's rules, before minutes of timing
+    target = target_path(target, "gemm-tuning.json")   # a folder holds the table under its default name
     table = tuning.read(target)   # a bad table is refused before minutes of timing, and left as it is
     from ..runtime import gpu
     gpu.cupy()  # GpuUnavailable: one line, before any work

@@ -240,7 +240,7 @@ def active_table(environ: Optional[Mapping[str, str]] = None) -> dict[TuningKey,
         return {}
     stamp = _stamp(path)
     if stamp != _CACHE["stamp"]:
-        table = read(path) if stamp[1:] != (None,) else {}
+        table = read(path) if stamp[1] is not None else {}   # no file yet: no table
         _CACHE.update(stamp=stamp, table=table)
     return _CACHE["table"]
 

@@ -16,7 +16,7 @@ from typing import Optional
 
 from ..errors import InputError
 from ..memo import BoundedMemo
-from .epilogue import ACT_KINDS, BIAS_MODES, bias_shape
+from .epilogue import ACT_KINDS, BIAS_MODES, bias_shape, check_bias_dtype
 
 ALIGN_BYTES = 16     # the vectorised (cp.async / TMA) path: every row and base pointer 16-byte aligned
 ALIGN_ELEMENTS = 8   # K and N multiples of 8 half-precision elements keep rows 16-byte aligned
@@ -317,14 +317,14 @@ def _bias_dtype(bias, bias_mode: str, dtype: str, input_dtype: Optional[str]) ->
     """The bias' element type (GemmPlan.bias_dtype): float32, or for a per-column bias with 16-bit inputs their own
     type (float16, bfloat16, or uint16 bits with input_dtype='bf16'): nn.Linear's bias as it is."""
     name = _dtype_name(bias)
-    if name == "float32":
-        return "f32"
-    if dtype in ("f16", "bf16") and bias_mode == "per_n":
-        if _INPUT_DTYPES.get(name) == dtype or (dtype == "bf16" and input_dtype == "bf16" and name == _BF16_BITS):
-            return dtype
-        also = f" or the inputs' own {'float16' if dtype == 'f16' else 'bfloat16'}"
-    else:
-        also = ""
+    code = _INPUT_DTYPES.get(name) or ("bf16" if input_dtype == "bf16" and name == _BF16_BITS else None)
+    if code is not None:
+        try:
+            return check_bias_dtype(code, bias_mode, dtype)   # the one rule (gemm/epilogue.py)
+        except ValueError:
+            pass
+    also = (f" or the inputs' own {'float16' if dtype == 'f16' else 'bfloat16'}"
+            if dtype in ("f16", "bf16") and bias_mode == "per_n" else "")
     raise GemmArgumentError("bias", f"has dtype {name}; expected float32{also}")
 
 

@@ -212,6 +212,8 @@ def test_fraglab_gemm_plans_the_tuned_tile_unless_a_call_names_one(tmp_path, mon
     (["--tune", "--m", "8", "--b-order", "X"], "invalid --b-order 'X'"),
     (["--tune", "--m", "8", "--tuning", "-"], "not -"),
     (["--tuning", "t.json", "--bench"], "give it with --tune"),
+    (["--tune", "--m", "8", "--tuning", "t.png"], "its suffix .png is for png"),
+    (["--tune", "--m", "8", "--tuning", "/"], "a filesystem root is not a file name"),
 ])
 def test_cli_tune_refuses_bad_arguments_in_one_line(args, fragment, tmp_path):
     res = CliRunner().invoke(app, ["gemm", *args], env={"COLUMNS": "200", tuning.ENV: str(tmp_path / "t.json")})
@@ -239,3 +241,20 @@ def test_cli_tune_with_the_table_off_asks_for_a_file(tmp_path):
     res = CliRunner().invoke(app, ["gemm", "--tune", "--m", "8", "--n", "4096", "--k", "4096"],
                              env={"COLUMNS": "200", tuning.ENV: "off"})
     assert res.exit_code == 2 and "give --tuning FILE" in " ".join(res.output.split()), res.output
+
+
+def test_cli_tune_into_a_folder_or_its_link_uses_the_table_s_default_name_there(no_gpu, tmp_path):
+    # the writer's rule for a folder; here the GPU is missing, so it gets as far as reading the table there
+    folder = tmp_path / "tables"
+    folder.mkdir()
+    (folder / "gemm-tuning.json").write_text(json.dumps(_doc(_entry(tile="nope"))))
+    link = tmp_path / "link"
+    link.symlink_to(folder, target_is_directory=True)
+    for given in (folder, link):
+        res = CliRunner().invoke(app, ["gemm", "--tune", "--m", "8", "--tuning", str(given)], env={"COLUMNS": "200"})
+        assert res.exit_code == 2 and "gemm-tuning.json: entry 0: tile 'nope'" in " ".join(res.output.split()), res.output
+    (folder / "gemm-tuning.json").unlink()
+    res = CliRunner().invoke(app, ["gemm", "--tune", "--m", "8", "--tuning", str(link)], env={"COLUMNS": "200"})
+    assert res.exit_code == 1 and "no usable GPU" in res.output, res.output
+    assert list(folder.iterdir()) == []   # nothing written without a GPU
+
