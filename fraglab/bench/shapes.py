@@ -80,6 +80,19 @@ def _reps(m: int, n: int, k: int) -> int:
     return int(min(60, max(6, 40 / est_ms)))
 
 
+MAX_CHAIN = 1000   # launches per event pair in a chained timing
+
+
+def check_chain(chain) -> int:
+    """The launches per event pair of a chained timing: a whole number from 1 to MAX_CHAIN (InputError)."""
+    from ..errors import InputError
+
+    if isinstance(chain, bool) or not isinstance(chain, int) or not 1 <= chain <= MAX_CHAIN:
+        raise InputError(f"--chain: launches back to back per event pair, a whole number from 1 to {MAX_CHAIN}, "
+                         f"not {chain!r}", argument="--chain")
+    return chain
+
+
 def ratio(x, y):
     return x / y if x and y else None
 
@@ -104,10 +117,12 @@ def operand_sets(torch, gen, s: Shape, tdt, b_order: str, bias_mode: str, bias_i
 
 
 def run_shapes(shapes: list[Shape], *, dtype: str = "f16", act: str = "relu", bias_mode: str = "per_n",
-               out_dtype: str = "f16", b_order: str = "F", progress=None) -> dict:
+               out_dtype: str = "f16", b_order: str = "F", chain: int = 1, progress=None) -> dict:
     """Time each shape: fraglab.gemm (its schedule's tile), torch.mm and, for a per-column bias with ReLU or GELU,
     torch._addmm_activation. Rows hold TFLOP/s (2MNK / median time), the ratios, and the weight's bytes per second
-    (N x K x 2 bytes / time, what bounds a decode GEMM)."""
+    (N x K x 2 bytes / time, what bounds a decode GEMM). `chain` > 1: each sample is that many launches back to
+    back over the rotated sets between one event pair (fraglab.bench.timing), its time per launch."""
+    check_chain(chain)
     import torch
 
     from .. import bench as benchmod
@@ -137,7 +152,8 @@ def run_shapes(shapes: list[Shape], *, dtype: str = "f16", act: str = "relu", bi
             weights = [cp.asarray(b if b.is_contiguous() else b.t()).ravel() for _, b, _, _ in xs]
             fns["read"] = Reader("ldg", weights, info["sm_count"])
         reps = _reps(s.m, s.n, s.k)
-        timings = benchmod.time_interleaved(fns, rounds=3, reps=reps, rotate=sets)
+        reps = reps if chain == 1 else max(6, -(-reps * 4 // chain))   # a chain's sample already averages it
+        timings = benchmod.time_interleaved(fns, rounds=3, reps=reps, rotate=sets, chain=chain)
         tuned = tuning.tuned_tile(runs[0].plan, lambda: str(info.get("gpu_name", ""))) is not None
         row = {"label": s.label, "m": s.m, "n": s.n, "k": s.k, "tile": runs[0].kernel_spec.tile, "tuned": tuned,
                "kernel": type(runs[0].kernel_spec).__name__, "sets": sets}
@@ -158,7 +174,7 @@ def run_shapes(shapes: list[Shape], *, dtype: str = "f16", act: str = "relu", bi
         if progress:
             progress.advance(task)
     return {"rows": rows, "device": info, "dtype": dtype, "act": act, "bias": bias_mode,
-            "out_dtype": out_dtype, "b_order": b_order}
+            "out_dtype": out_dtype, "b_order": b_order, "chain": chain}
 
 
 SMALL_M = 16                 # decode batches whose GEMM is the weight's stream: judged in bytes per second

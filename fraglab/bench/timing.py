@@ -4,6 +4,9 @@ Timing: CUDA events, one pair per rep, warm-up first, medians and the 20th/80th 
 launches are queued behind a short GPU spin so the host's launch cost never lands inside an event pair
 (without it, a 20 us kernel launched from Python reads as 30 us). Callers rotate among several input
 sets (`fn(i)` gets the rep index, or index mod `rotate`) so that L2 does not keep a small problem warm.
+A rep may also be a chain of `chain` calls back to back between one event pair (its time per call): the way a
+model's layers run, where a kernel may start while the one before it ends (programmatic dependent launch); an
+event recorded between two kernels keeps the second from starting before the first has finished.
 
 Also the rich progress display. Tables, JSON and the chart are in fraglab.bench.report. Nothing here but
 `time_cuda` and `queue_spin` touches the GPU.
@@ -88,7 +91,7 @@ def time_cuda(fn: Callable[[int], Any], *, warmup: int = 5, reps: int = 50, rota
 
 
 def time_interleaved(fns: dict[str, Callable[[int], Any]], *, rounds: int = 3, warmup: int = 3, reps: int = 30,
-                     rotate: Optional[int] = None) -> dict[str, Timing]:
+                     rotate: Optional[int] = None, chain: int = 1) -> dict[str, Timing]:
     """Time several variants in alternating rounds and pool each one's samples: a drift of the clock
     (the H200 ran register-only loops 10 % apart within one minute) then hits every variant alike.
     The first round keeps the given order; later rounds shuffle it (seeded, so runs repeat), so no
@@ -97,7 +100,8 @@ def time_interleaved(fns: dict[str, Callable[[int], Any]], *, rounds: int = 3, w
     samples: dict[str, list[float]] = {name: [] for name in fns}
     for r, order in enumerate(round_orders(list(fns), rounds)):
         for name in order:
-            samples[name] += time_cuda_samples(fns[name], warmup=warmup if r == 0 else 1, reps=reps, rotate=rotate)
+            samples[name] += time_cuda_samples(fns[name], warmup=warmup if r == 0 else 1, reps=reps, rotate=rotate,
+                                               chain=chain)
     return {name: summarize(v) for name, v in samples.items()}
 
 
@@ -116,10 +120,11 @@ def round_orders(names: list, rounds: int, seed: int = 2026) -> list[list]:
 
 
 def time_cuda_samples(fn: Callable[[int], Any], *, warmup: int = 5, reps: int = 50, rotate: Optional[int] = None,
-                      spin: bool = True) -> list[float]:
-    """The per-rep times (ms) behind time_cuda."""
-    if reps < 1 or warmup < 0:
-        raise ValueError("reps must be >= 1 and warmup >= 0")
+                      spin: bool = True, chain: int = 1) -> list[float]:
+    """The per-rep times (ms) behind time_cuda; with `chain` > 1 each rep is that many calls between one event
+    pair (the calls' indices run on from rep to rep: i * chain + j), and its time is per call."""
+    if reps < 1 or warmup < 0 or chain < 1:
+        raise ValueError("reps and chain must be >= 1 and warmup >= 0")
     from ..runtime import gpu
     cp = gpu.cupy()
     index = (lambda i: i % rotate) if rotate else (lambda i: i)
@@ -135,13 +140,14 @@ def time_cuda_samples(fn: Callable[[int], Any], *, warmup: int = 5, reps: int = 
     ends = [cp.cuda.Event() for _ in range(reps)]
     if spin:
         per_call = statistics.median(host_ns[1:]) if len(host_ns) > 1 else host_ns[0]
-        queue_spin(int(1.5 * reps * (per_call + 4_000)) + 200_000)
+        queue_spin(int(1.5 * reps * (chain * per_call + 4_000)) + 200_000)
     for i in range(reps):
         starts[i].record(stream)
-        fn(index(i))
+        for j in range(chain):
+            fn(index(i * chain + j))
         ends[i].record(stream)
     ends[-1].synchronize()
-    return [cp.cuda.get_elapsed_time(s, e) for s, e in zip(starts, ends)]
+    return [cp.cuda.get_elapsed_time(s, e) / chain for s, e in zip(starts, ends)]
 
 
 def tflops(m: int, n: int, k: int, ms: float) -> float:

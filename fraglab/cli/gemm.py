@@ -114,6 +114,7 @@ def gemm_command(
     shapes: Annotated[Optional[str], typer.Option("--shapes", help="With --bench: time a named set of shapes through fraglab.gemm against cuBLAS and cuBLASLt fused: llm (8B and 70B projections at M = 1, 16, 128, 2048, 8192), ragged, decode; B column-major unless --b-order C")] = None,
     tune: Annotated[bool, typer.Option("--tune", help="Time every launcher tile on --shapes NAME or --m/--n/--k (or --size) on this GPU and record where one beats the schedule's rules: fraglab.gemm then takes it for that problem (f16/bf16)")] = False,
     tuning_path: Annotated[Optional[Path], typer.Option("--tuning", help="With --tune: the tuning table to update (default: $FRAGLAB_GEMM_TUNING, else ~/.cache/fraglab/gemm-tuning.json, the one fraglab.gemm reads)")] = None,
+    chain: Annotated[Optional[int], typer.Option("--chain", help="With --bench --shapes: time chains of N launches back to back between one event pair (as a model's layers run: a kernel may start while the one before it ends), per launch; default 1, an event pair per launch")] = None,
 ):
     """Run the GEMM with a fused epilogue: check it against float64 and/or benchmark it."""
     check_target(json_path, "--json")   # before minutes of timing, not after
@@ -122,7 +123,8 @@ def gemm_command(
     _choice(out_dtype, OUT_DTYPES, "--out-dtype")
     if tune:
         for bad, option in ((bench or check, "--bench/--check"), (not wmma, "--simt"), (wgmma, "--wgmma"),
-                            (tile is not None, "--tile"), (plot is not None, "--plot"), (kernel is not None, "--kernel")):
+                            (tile is not None, "--tile"), (plot is not None, "--plot"), (kernel is not None, "--kernel"),
+                            (chain is not None, "--chain")):
             if bad:
                 fail(f"--tune times every tile of fraglab.gemm's wgmma road itself: not with {option}",
                      argument="--tune")
@@ -136,8 +138,10 @@ def gemm_command(
     if shapes is not None:
         _shapes_command(shapes, dtype=dtype, act=act, bias=bias, out_dtype=out_dtype, b_order=b_order, bench=bench,
                         check=check, wmma=wmma, sized=any(v is not None for v in (size, m, n, k)), tile=tile,
-                        json_path=json_path)
+                        json_path=json_path, chain=1 if chain is None else chain)
         return
+    if chain is not None:
+        fail("--chain times the launches of --bench --shapes NAME: give it with them", argument="--chain")
     if not check and not bench:
         check = True
     sizes = parse_sizes(size, m, n, k, DEFAULT_BENCH_SIZES if bench else DEFAULT_CHECK_SIZES)
@@ -241,10 +245,11 @@ def gemm_command(
 
 
 def _shapes_command(name: str, *, dtype: str, act: str, bias: str, out_dtype: str, b_order: Optional[str],
-                    bench: bool, check: bool, wmma: bool, sized: bool, tile: Optional[str], json_path) -> None:
+                    bench: bool, check: bool, wmma: bool, sized: bool, tile: Optional[str], json_path,
+                    chain: int = 1) -> None:
     """`--bench --shapes NAME`: the named set through fraglab.gemm against cuBLAS and cuBLASLt fused."""
-    from ..bench.shapes import (SHAPE_COLUMNS, SHAPE_SETS, TUNED_MARK, run_shapes, shape_set, summarize,
-                                summary_lines)
+    from ..bench.shapes import (SHAPE_COLUMNS, SHAPE_SETS, TUNED_MARK, check_chain, run_shapes, shape_set,
+                                summarize, summary_lines)
 
     _choice(name, tuple(SHAPE_SETS), "--shapes")
     for bad, message in ((not bench or check, "--shapes times a set: give it with --bench (and without --check)"),
@@ -256,16 +261,18 @@ def _shapes_command(name: str, *, dtype: str, act: str, bias: str, out_dtype: st
     _choice(dtype, WMMA_DTYPES, "--dtype")
     if b_order is not None:
         _choice(b_order, B_ORDERS, "--b-order")
+    check_chain(chain)
     from ..runtime import gpu
     gpu.cupy()  # GpuUnavailable: one line, before any work
     from .. import bench as benchmod
     with benchmod.progress(transient=True) as prog:
         result = run_shapes(shape_set(name), dtype=dtype, act=act, bias_mode=bias, out_dtype=out_dtype,
-                            b_order=b_order or "F", progress=prog)
+                            b_order=b_order or "F", chain=chain, progress=prog)
     err = _json_on_stdout(json_path)
     shown = [dict(r, tile=r["tile"] + TUNED_MARK) if r.get("tuned") else r for r in result["rows"]]
     _print_table(shown, SHAPE_COLUMNS,
-                 f"--shapes {name}: {dtype}, D {out_dtype}, act={act}, bias={bias}, B {b_order or 'F'}; TFLOP/s",
+                 f"--shapes {name}: {dtype}, D {out_dtype}, act={act}, bias={bias}, B {b_order or 'F'}; TFLOP/s"
+                 + (f", chains of {chain} launches per event pair" if chain > 1 else ""),
                  err=err)
     summary = summarize(result["rows"], result["device"].get("memory_peak_tbs"))
     from ..show.terminal import output_width

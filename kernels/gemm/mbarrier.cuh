@@ -55,8 +55,8 @@ __device__ __forceinline__ void cluster_sync_relaxed() {
 __device__ __forceinline__ void wait_for_previous_grid() { asm volatile("griddepcontrol.wait;" ::: "memory"); }
 
 // The next kernel in the stream may be scheduled once every block of this one has said so (or exited); it waits
-// in its turn (wait_for_previous_grid) for this one to finish, so saying it early is always safe. Said by every
-// thread of the block.
+// in its turn (wait_for_previous_grid) for this one to finish, so saying it early is always safe. The first thread
+// of a block to say it says it for the block (later ones change nothing).
 __device__ __forceinline__ void let_next_grid_start() {
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 }

@@ -105,14 +105,37 @@ def test_interleaved_rounds_vary_the_order_and_pool_samples(monkeypatch):
 
     calls = []
 
-    def fake_samples(fn, *, warmup, reps, rotate):
+    chains = set()
+
+    def fake_samples(fn, *, warmup, reps, rotate, chain):
         calls.append(fn())
+        chains.add(chain)
         return [float(len(calls))] * reps
 
     monkeypatch.setattr(bench.timing, "time_cuda_samples", fake_samples)
-    out = bench.time_interleaved({n: (lambda n=n: n) for n in names}, rounds=6, reps=2)
+    out = bench.time_interleaved({n: (lambda n=n: n) for n in names}, rounds=6, reps=2, chain=7)
     assert calls == [n for o in orders for n in o]
     assert all(t.reps == 12 for t in out.values())
+    assert chains == {7}   # every round times chains of the length asked for
+
+
+@pytest.mark.gpu
+def test_a_chained_sample_runs_its_launches_back_to_back_and_times_each():
+    """Each rep is `chain` calls between one event pair, their indices running on from rep to rep (mod rotate)."""
+    import cupy as cp
+
+    seen = []
+    x, y = cp.ones(1 << 22, cp.float32), cp.empty(1 << 22, cp.float32)
+
+    def copy(i):
+        seen.append(i)
+        cp.copyto(y, x)
+
+    samples = bench.time_cuda_samples(copy, warmup=2, reps=3, rotate=5, chain=4)
+    assert len(samples) == 3 and all(t > 0 for t in samples)
+    assert seen[2:] == [(i * 4 + j) % 5 for i in range(3) for j in range(4)]
+    with pytest.raises(ValueError, match="chain"):
+        bench.time_cuda_samples(copy, reps=1, chain=0)
 
 
 def test_baselines_that_compute_another_function_say_so():

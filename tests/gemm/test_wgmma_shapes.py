@@ -46,6 +46,11 @@ def test_unknown_set_is_an_input_error_naming_the_choices():
     (["--shapes", "llm", "--bench", "--dtype", "e4m3"], "--dtype"),
     (["--shapes", "llm", "--bench", "--b-order", "T"], "--b-order"),
     (["--shapes", "llm", "--bench", "--json", "/"], "--json"),   # refused before any timing, GPU or not
+    (["--shapes", "llm", "--bench", "--chain", "0"], "--chain"),
+    (["--shapes", "llm", "--bench", "--chain", "1001"], "1000"),
+    (["--shapes", "llm", "--bench", "--chain", "two"], "--chain"),
+    (["--bench", "--size", "256", "--chain", "4"], "--shapes"),   # chains time the named sets only
+    (["--tune", "--shapes", "decode", "--chain", "4"], "--chain"),
 ])
 def test_cli_refuses_bad_shapes_arguments_in_one_line(args, fragment):
     res = CliRunner().invoke(app, ["gemm", *args])
@@ -142,6 +147,47 @@ def test_run_shapes_sets_small_m_rows_beside_a_bare_read_of_their_weight(sm90, t
     assert 0.2 < first["vs_read"] < 1.5, first   # a GEMM reading the same bytes, give or take its launch's ramp
     summary = shapes.summarize(result["rows"], peak)
     assert summary["weight_tbs_small_m"]["read"]["of"] == 1
+
+
+@pytest.mark.gpu
+def test_run_shapes_times_chains_when_asked(sm90, torch, monkeypatch):
+    from fraglab import bench as benchmod
+
+    chains = []
+    timed = benchmod.time_interleaved
+    monkeypatch.setattr(benchmod, "time_interleaved", lambda *a, **k: chains.append(k["chain"]) or timed(*a, **k))
+    result = shapes.run_shapes([shapes.Shape("decode", 8, 1024, 4096)], b_order="F", chain=3)
+    assert chains == [3] and result["chain"] == 3
+    row = result["rows"][0]
+    assert row["fraglab_ms"] > 0 and row["cublas_ms"] > 0 and row["vs_cublas"] > 0
+
+
+def test_chain_lengths_are_whole_numbers_in_range():
+    assert shapes.check_chain(1) == 1 and shapes.check_chain(shapes.MAX_CHAIN) == shapes.MAX_CHAIN
+    for bad in (0, -3, shapes.MAX_CHAIN + 1, True, 2.0, "4"):
+        with pytest.raises(InputError, match="--chain") as caught:
+            shapes.check_chain(bad)
+        assert caught.value.argument == "--chain"
+
+
+def test_cli_passes_the_chain_to_the_timing_and_says_so_above_the_table(monkeypatch):
+    from fraglab.runtime import gpu
+
+    asked = {}
+    rows = [{**_row(8, 4096, 4096, 1.02, 1.05, 2.40), "label": "decode", "tile": "skinny/k4", "fraglab": 2.0,
+             "cublas": 1.96, "lt_fused": 1.9}]
+
+    def fake_run(*args, **kwargs):
+        asked.update(kwargs)
+        return {"rows": rows, "device": {}, "chain": kwargs["chain"]}
+
+    monkeypatch.setattr(gpu, "cupy", lambda: None)
+    monkeypatch.setattr(shapes, "run_shapes", fake_run)
+    res = CliRunner().invoke(app, ["gemm", "--bench", "--shapes", "decode", "--chain", "24"], env={"COLUMNS": "120"})
+    assert res.exit_code == 0, res.output
+    assert asked["chain"] == 24 and "chains of 24 launches per event pair" in res.output
+    res = CliRunner().invoke(app, ["gemm", "--bench", "--shapes", "decode"], env={"COLUMNS": "120"})
+    assert asked["chain"] == 1 and "chains of" not in res.output   # an event pair per launch by default
 
 
 def test_cli_marks_the_rows_a_tuning_table_chose_and_counts_them(monkeypatch):
