@@ -1,6 +1,7 @@
-"""`fraglab gemm --tune`: every launcher tile (and the skinny GEMM where it applies) timed on the user's problems and
-GPU against the tile the schedule's rules choose; where one beats the rules' by more than a margin it is recorded in
-the tuning table (fraglab/gemm/tuning.py), which fraglab.gemm then follows for that problem.
+"""`fraglab gemm --tune`: every launcher tile, and the skinny GEMM where it applies with each split of K, cluster size
+and load of B it can take, timed on the user's problems and GPU against the tile the schedule's rules choose; where
+one beats the rules' by more than a margin it is recorded in the tuning table (fraglab/gemm/tuning.py), which
+fraglab.gemm then follows for that problem.
 
 Each candidate is first checked against a float32 torch reference on the same inputs (D poisoned with NaN first, so
 an unwritten element fails); one that fails or that the validator refuses for the problem is left out and reported.
@@ -72,7 +73,10 @@ def tune_shapes(shapes: list[Shape], *, dtype: str = "f16", act: str = "relu", b
                           kernel="wgmma")
         rule_tile = rules_tile(planned.plan)   # the rules' own choice, whatever a tuning table says
         rule_runs = bound(rule_tile)
-        tried = [t for t in (candidates or tuning.candidate_tiles(dtype, s.m)) if t != rule_tile]
+        # the rules' skinny split, cluster and load under its variant's name is the rules' launch: not timed twice
+        same = rule_runs[0].kernel_spec.tile if rule_tile == tuning.SKINNY else rule_tile
+        tried = [t for t in (candidates or tuning.candidate_tiles(dtype, s.m, "C", s.n, s.k, b_order))
+                 if t not in (rule_tile, same)]
         runs, skipped = {f"rules: {rule_tile}": rule_runs}, {}
         for tile in tried:
             try:

@@ -297,7 +297,9 @@ def gemm(a, b, *, c=None, bias=None, bias_mode: Optional[str] = None, act: str =
     (TMA) and the SIMT ladder (gemm/validate.py matrix_layout says the rules, and what no kernel takes).
     kernel: auto (wgmma on sm_90 and wmma elsewhere for f16/bf16, simt for f32) | wgmma | wmma | simt; wgmma
     falls back to wmma with a KernelFallback warning where TMA cannot describe the operands. tile (benchmarks):
-    force a wmma tile ("256x128", "128x64") or a wgmma tile (gemm.wgmma.ALL_TILES); default chosen by size.
+    force a wmma tile ("256x128", "128x64"), a wgmma tile (gemm.wgmma.ALL_TILES), or the skinny GEMM (M <= 128):
+    "skinny" with its rules' split of K, or a variant by name (gemm.skinny.variant_tiles, e.g. "skinny/k2/c4/tma");
+    default chosen by size (and a tuning table's tile for the problem, `fraglab gemm --tune`).
     stream: a CuPy Stream or ExternalStream, a torch.cuda.Stream, or an int cudaStream_t; None: CuPy's current
     stream (torch's default stream and CuPy's are both the legacy default one unless either was changed). The
     result's memory is allocated on that stream too.

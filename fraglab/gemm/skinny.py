@@ -223,22 +223,63 @@ def spec_for(dtype: str, m: int, n: int, k: int, *, act: str = "none", bias_mode
 FORCED_TILE = "skinny"   # fraglab.gemm's tile= that asks for this kernel whatever the schedule says
 
 
+def variant_layout(m: int, b_order: str, splits: int) -> str:
+    """The warp grid of a variant with `splits` shares: layout_for's rule, with that split."""
+    if m > 32:
+        return "4x1n64"
+    return "1x4x2n64" if b_order == "F" and splits == 1 else "1x4n64"
+
+
+def variant_specs(dtype: str, m: int, n: int, k: int, *, b_order: str = "C", **epilogue) -> list[SkinnyKernelSpec]:
+    """Every (split, cluster, B load) this problem can take, the rules' among them, as specs (`epilogue`: act,
+    bias_mode, has_c, save_z, out_dtype, bias_dtype): shares of at least MIN_BLOCKS_PER_SPLIT K-blocks (or one
+    share), clusters that hold a tile's shares, B by copies or TMA (the 8-warp grid: copies). What `fraglab gemm
+    --tune` times beside the wgmma tiles; each is named by its `tile` (e.g. skinny/k2/c4/tma)."""
+    if not 1 <= m <= MAX_M:
+        raise ValueError(f"the skinny GEMM takes M from 1 to {MAX_M}, not {m}")
+    k_blocks = -(-k // BK)
+    specs = []
+    for splits in SPLITS:
+        if splits > 1 and k_blocks < splits * MIN_BLOCKS_PER_SPLIT:
+            break
+        layout = variant_layout(m, b_order, splits)
+        for cluster, b_load in product((c for c in CLUSTERS if c >= splits), B_LOADS):
+            if layout == "1x4x2n64" and b_load == "tma":
+                continue
+            specs.append(SkinnyKernelSpec(dtype, b_order=b_order, layout=layout, splits=splits, b_load=b_load,
+                                          cluster=cluster, **epilogue))
+    return specs
+
+
+def variant_tiles(m: int, n: int, k: int, b_order: str) -> tuple[str, ...]:
+    """The names of variant_specs, in their order."""
+    return tuple(spec.tile for spec in variant_specs("f16", m, n, k, b_order=b_order))
+
+
 def planned(plan, tile, scaled: bool, sm_count: int = 132):
     """The skinny spec fraglab.gemm launches for a validated plan (gemm/validate.py GemmPlan) of the wgmma family,
-    or None where the wgmma kernel takes it: schedule.choose_kernel's rule, or tile=FORCED_TILE."""
+    or None where the wgmma kernel takes it: schedule.choose_kernel's rule, tile=FORCED_TILE (the rules' split,
+    cluster and load), or tile= a variant's name (variant_tiles: a tuning table's choice, or a benchmark's)."""
     a_order = getattr(plan, "a_order", "C")
     if tile is None and not scaled:
         if schedule.choose_kernel(plan.m, plan.n, plan.k, plan.dtype, plan.b_order, plan.out_dtype,
                                   a_order) != "skinny":
             return None
-    elif tile != FORCED_TILE:
+    elif tile != FORCED_TILE and not str(tile).startswith(FORCED_TILE + "/"):
         return None
+    from .validate import GemmArgumentError
     if scaled or plan.dtype not in DTYPES or a_order != "C" or plan.m > MAX_M:
-        from .validate import GemmArgumentError
         raise GemmArgumentError("tile", f"{FORCED_TILE!r} takes f16 or bf16, a row-major A and M <= {MAX_M}")
-    return spec_for(plan.dtype, plan.m, plan.n, plan.k, act=plan.act, bias_mode=plan.bias_mode,
-                    has_c=plan.has_c, save_z=plan.save_z, out_dtype=plan.out_dtype, b_order=plan.b_order,
-                    sm_count=sm_count, bias_dtype=getattr(plan, "bias_dtype", "f32"))
+    epilogue = dict(act=plan.act, bias_mode=plan.bias_mode, has_c=plan.has_c, save_z=plan.save_z,
+                    out_dtype=plan.out_dtype, bias_dtype=getattr(plan, "bias_dtype", "f32"))
+    if tile is None or tile == FORCED_TILE:
+        return spec_for(plan.dtype, plan.m, plan.n, plan.k, b_order=plan.b_order, sm_count=sm_count, **epilogue)
+    variants = variant_specs(plan.dtype, plan.m, plan.n, plan.k, b_order=plan.b_order, **epilogue)
+    chosen = [spec for spec in variants if spec.tile == tile]
+    if not chosen:
+        raise GemmArgumentError("tile", f"{tile!r} is not a skinny GEMM variant for this problem: choose "
+                                        f"{FORCED_TILE!r} or one of {', '.join(spec.tile for spec in variants)}")
+    return chosen[0]
 
 
 # the (warp grid, B order) pairs layout_for gives: the 8-warp grid with a column-major B only
@@ -344,4 +385,4 @@ __all__ = ["DTYPES", "OUT_DTYPES", "MAX_M", "LAYOUTS", "GRID_ORDERS", "FORCED_TI
            "planned", "all_specs", "build_of", "layout_for", "layout_max_m", "choose_splits", "grid_blocks",
            "smem_bytes", "threads", "bind", "bind_plan", "launch_parameters", "B_LOADS", "B_LOAD_RULES", "SHORT_SHARE_BLOCKS",
            "SHORT_SHARE_B_LOAD_RULES", "b_load_for",
-           "CLUSTERS", "CLUSTER_RULES", "cluster_for", "STAGE_CHOICES"]
+           "CLUSTERS", "CLUSTER_RULES", "cluster_for", "STAGE_CHOICES", "variant_layout", "variant_specs", "variant_tiles"]

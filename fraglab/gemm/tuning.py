@@ -72,7 +72,7 @@ class TuningKey:
 
 @dataclass(frozen=True)
 class TunedTile:
-    tile: str                # a launcher tile of fraglab.gemm.wgmma.TILES, or "skinny"
+    tile: str                # a launcher tile of fraglab.gemm.wgmma.TILES, "skinny" or a skinny variant
     us: float                # its median time per launch when tuned
     schedule_tile: str       # what the rules chose then, and its time
     schedule_us: float
@@ -80,13 +80,18 @@ class TunedTile:
     measured: str = ""       # when (UTC, ISO 8601)
 
 
-def candidate_tiles(dtype: str, m: int, a_order: str = "C") -> tuple[str, ...]:
+def candidate_tiles(dtype: str, m: int, a_order: str = "C", n: Optional[int] = None, k: Optional[int] = None,
+                    b_order: Optional[str] = None) -> tuple[str, ...]:
     """What `--tune` times and a table may name for a problem: every launcher tile (for 16-bit inputs), EXTRA_TILES,
-    and the skinny GEMM where it takes the problem (a row-major A, M <= its MAX_M)."""
+    and the skinny GEMM where it takes the problem (a row-major A, M <= its MAX_M): SKINNY (its rules' split, cluster
+    and B load) and, given N, K and B's order, each of its variants (skinny.variant_tiles)."""
     if dtype not in DTYPES:
         return ()
     tiles = tuple(wgmma.TILES) + EXTRA_TILES
-    return tiles + ((SKINNY,) if dtype in skinny.DTYPES and a_order == "C" and m <= skinny.MAX_M else ())
+    if dtype not in skinny.DTYPES or a_order != "C" or m > skinny.MAX_M:
+        return tiles
+    variants = skinny.variant_tiles(m, n, k, b_order) if None not in (n, k, b_order) else ()
+    return tiles + (SKINNY,) + variants
 
 
 def default_path(environ: Optional[Mapping[str, str]] = None) -> Path:
@@ -163,7 +168,7 @@ def parse(data: object, source: str = "<data>") -> dict[TuningKey, TunedTile]:
                         _choice(entry, "a_order", wgmma.A_ORDERS, source, where),
                         _choice(entry, "b_order", wgmma.B_ORDERS, source, where),
                         _choice(entry, "out_dtype", wgmma.OUT_DTYPES, source, where))
-        tiles = candidate_tiles(dtype, key.m, key.a_order)
+        tiles = candidate_tiles(dtype, key.m, key.a_order, key.n, key.k, key.b_order)
         tuned = TunedTile(_choice(entry, "tile", tiles, source, where), _time(entry, "us", source, where),
                           _text(entry, "schedule_tile", source, where), _time(entry, "schedule_us", source, where),
                           _text(entry, "epilogue", source, where, required=False),

@@ -133,6 +133,46 @@ def test_splits_fill_the_sms_and_keep_shares_of_k_long():
             assert (clusters - 1) * tiles_per_cluster < skinny.tiles(n)
 
 
+@pytest.mark.parametrize("m, order", [(1, "F"), (8, "C"), (32, "F"), (32, "C"), (64, "F"), (128, "C")])
+def test_the_variants_hold_the_rules_spec_and_only_launchable_ones(m, order):
+    """variant_specs: every split, cluster and load a problem can take, named uniquely; the rules' choice is one
+    of them (so the tuner's candidates include what it is compared with), and each obeys the launcher's limits."""
+    for n, k in itertools.product((4096, 11008, 14336), (1024, 4096, 14336)):
+        variants = skinny.variant_specs("f16", m, n, k, b_order=order, act="relu", bias_mode="per_n",
+                                        out_dtype="f16")
+        names = [spec.tile for spec in variants]
+        assert len(set(names)) == len(names) and tuple(names) == skinny.variant_tiles(m, n, k, order)
+        rules = skinny.spec_for("f16", m, n, k, act="relu", bias_mode="per_n", out_dtype="f16", b_order=order)
+        assert variants[names.index(rules.tile)] == rules
+        k_blocks = -(-k // skinny.BK)
+        for spec in variants:
+            assert spec.cluster >= spec.splits and spec.layout == skinny.variant_layout(m, order, spec.splits)
+            assert spec.splits == 1 or k_blocks >= spec.splits * skinny.MIN_BLOCKS_PER_SPLIT
+            assert not (spec.layout == "1x4x2n64" and spec.b_load == "tma")
+            assert (spec.layout, order) in skinny.GRID_ORDERS   # an instantiation the compile test builds
+        # every split the K allows, in every cluster that holds it, both loads where the grid has them
+        splits = {spec.splits for spec in variants}
+        assert splits == {s for s in skinny.SPLITS if s == 1 or k_blocks >= s * skinny.MIN_BLOCKS_PER_SPLIT}
+
+
+def test_a_variant_name_plans_that_variant_and_a_wrong_one_lists_the_choices():
+    from fraglab.gemm import validate
+
+    plan = validate.GemmPlan("wgmma", "f16", 8, 4096, 4096, "relu", "per_n", False, False, "f16", "F")
+    spec = skinny.planned(plan, "skinny/k2/c2/tma", False)
+    assert (spec.splits, spec.cluster, spec.b_load, spec.layout) == (2, 2, "tma", "1x4n64")
+    assert skinny.planned(plan, "skinny", False) == skinny.spec_for("f16", 8, 4096, 4096, act="relu",
+                                                                    bias_mode="per_n", out_dtype="f16", b_order="F")
+    for bad in ("skinny/k3", "skinny/k2/c1", "skinny/1x4x2n64/k1/c1/tma", "skinny/k2/c2/tma/s8"):
+        with pytest.raises(validate.GemmArgumentError, match="not a skinny GEMM variant.*skinny/k4/c4") as caught:
+            skinny.planned(plan, bad, False)
+        assert caught.value.argument == "tile"
+    assert skinny.planned(plan, "128x128", False) is None   # a wgmma tile: not this kernel's
+    wide = validate.GemmPlan("wgmma", "f16", 129, 4096, 4096, "relu", "per_n", False, False, "f16", "F")
+    with pytest.raises(validate.GemmArgumentError, match="M <= 128"):
+        skinny.planned(wide, "skinny/k2/c2", False)
+
+
 def test_cluster_for_follows_the_measured_rules():
     # CLUSTER_RULES: a column-major B in clusters of 4 with 2 or 4 shares, none with one share; a row-major B in
     # clusters of 4 with one share or four; else 8

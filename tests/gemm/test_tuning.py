@@ -43,6 +43,8 @@ def test_a_table_reads_back_what_it_wrote():
     ({"tile": "128x256c2"}, "tile '128x256c2'"),                      # an experimental tile: not a launcher tile
     ({"tile": "skinny", "m": 129}, "tile 'skinny'"),                  # past the skinny GEMM's M
     ({"tile": "skinny", "a_order": "F"}, "tile 'skinny'"),            # it takes a row-major A only
+    ({"tile": "skinny/k8", "k": 1024}, "tile 'skinny/k8'"),           # K 1024 in 8 shares: under 8 K-blocks each
+    ({"tile": "skinny/1x4x2n64/k1/c1", "b_order": "C"}, "tile 'skinny/1x4x2n64"),   # the 8-warp grid: B column-major
     ({"dtype": "e4m3"}, "dtype 'e4m3' is not one of f16, bf16"),      # fp8 keeps the rules
     ({"m": 0}, "m must be a whole number"),
     ({"n": 2.5}, "n must be a whole number"),
@@ -172,6 +174,32 @@ def test_candidates_are_the_launcher_tiles_and_the_skinny_gemm_where_it_applies(
     assert tuning.candidate_tiles("e4m3", 8) == ()
     # the extra tiles are real ones, not in the launcher's list already
     assert all(t in wgmma.ALL_TILES and t not in wgmma.TILES for t in tuning.EXTRA_TILES)
+    # given N, K and B's order, the skinny GEMM's variants too: each a name fraglab.gemm's tile= takes
+    full = tuning.candidate_tiles("f16", 8, "C", 4096, 4096, "C")
+    assert full[:len(launcher) + 1] == (*launcher, "skinny") and "skinny/k1/c2/tma" in full
+    assert len(set(full)) == len(full)
+    assert tuning.candidate_tiles("f16", 129, "C", 4096, 4096, "C") == launcher
+
+
+def test_a_table_may_name_a_skinny_variant_and_fraglab_gemm_plans_it(tmp_path, monkeypatch):
+    from fraglab.gemm import api, skinny, validate
+
+    entry = _entry(m=16, n=14336, tile="skinny/k1/c2/tma", schedule_tile="skinny")
+    key, = tuning.parse(_doc(entry), "t.json")
+    assert tuning.parse(json.loads(tuning.to_json(tuning.parse(_doc(entry), "t.json"))), "t.json")[key].tile == \
+        "skinny/k1/c2/tma"
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(_doc(entry)))
+    monkeypatch.setenv(tuning.ENV, str(path))
+    monkeypatch.setattr(api, "_SM_COUNT", 132)
+    monkeypatch.setattr(api, "_GPU_NAME", GPU)
+    plan = validate.GemmPlan("wgmma", "f16", 16, 14336, 4096, "relu", "per_n", False, False, "f16", "C")
+    rules = api._make_spec(("wgmma", plan, "skinny", True, "none"))
+    assert (rules.splits, rules.cluster, rules.b_load) == (1, 4, "tma")   # the rules' clusters of 4
+    tuned = api._make_spec(("wgmma", plan, None, True, "none"))
+    assert isinstance(tuned, skinny.SkinnyKernelSpec) and tuned.tile == "skinny/k1/c2/tma"
+    assert (tuned.splits, tuned.cluster, tuned.b_load, tuned.layout) == (1, 2, "tma", rules.layout)
+    assert tuned.name() == rules.name()   # the same instantiation, another cluster size (a build option)
 
 
 def test_fraglab_gemm_plans_the_tuned_tile_unless_a_call_names_one(tmp_path, monkeypatch):

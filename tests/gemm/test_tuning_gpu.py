@@ -70,3 +70,27 @@ def test_cli_tune_writes_a_table_fraglab_reads_and_keeps_other_entries(sm90, tor
     assert other in table
     assert "problems tuned" in res.output and "64" in res.output
     assert json.loads(path.read_text())["format"] == tuning.FORMAT
+
+
+@pytest.mark.parametrize("m, n, k, order", [(8, 1000, 2048, "F"), (48, 520, 1536, "C")])
+def test_every_skinny_variant_runs_right_through_fraglab_gemm(sm90, torch, m, n, k, order):
+    """What `--tune` may record for the skinny GEMM: each split, cluster and load of B, asked for by name, gives the
+    float64 result (D poisoned first), edges in N included (N not a multiple of the 64-column tile)."""
+    from fraglab.gemm import api, skinny
+
+    gen = torch.Generator(device="cuda").manual_seed(m)
+    a = (torch.rand(m, k, generator=gen, device="cuda") - 0.5).half()
+    w = (torch.rand(n, k, generator=gen, device="cuda") - 0.5).half()
+    b = w.t() if order == "F" else w.t().contiguous()
+    bias = torch.rand(n, generator=gen, device="cuda")
+    want, _ = reference.reference_gemm(a.cpu().numpy(), b.cpu().numpy(), bias=bias.cpu().numpy(), bias_mode="per_n",
+                                       act="relu")
+    names = skinny.variant_tiles(m, n, k, order)
+    assert len(names) >= 8
+    for name in names:
+        d = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float16)
+        run = api.prepare(a, b, bias=bias, bias_mode="per_n", act="relu", out=d, kernel="wgmma", tile=name)
+        assert run.kernel_spec.tile == name
+        got = run().float().cpu().numpy()
+        assert np.isfinite(got).all(), name
+        assert np.abs(got - want).max() <= 2e-3 * np.abs(want).max(), name
