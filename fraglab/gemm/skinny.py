@@ -40,6 +40,7 @@ CLUSTERS = (1, 2, 4, 8)               # FRAGLAB_SKINNY_CLUSTER, a build option: 
 SPLITS = (1, 2, 4, 8)
 MIN_BLOCKS_PER_SPLIT = 8              # a share of K has at least this many BK blocks (else fewer splits)
 MIN_BLOCKS_PER_SM = 1.5               # the fewest splits that give every SM this many blocks (H100 sweep below)
+MIN_BLOCKS_PER_SM_ONE_SHARE = 2.0     # a column-major B keeps K whole only where its tiles fill every SM twice
 MIN_BLOCKS_PER_SM_ROW_MAJOR_B = 1.0   # a row-major B by TMA: one share as soon as the tiles fill the SMs once
 TMA_L2_PROMOTION = "256B"   # B's boxes ask L2 for 256 bytes, as its cp.async copies do (FRAGLAB_SKINNY_PREFETCH)
 _CPP_TYPE = {"f16": "__half", "bf16": "__nv_bfloat16"}
@@ -48,7 +49,8 @@ _CPP_TYPE = {"f16": "__half", "bf16": "__nv_bfloat16"}
 def layout_for(m: int, n: int, k: int, b_order: str = "C", sm_count: int = 132) -> str:
     """The warp grid (benchmarks/skinny_decode.py, H100, 2026-11-25 22:04 UTC, f16, bias + ReLU, D f16, us):
     past 32 rows 4x1n64; up to 32 rows 1x4n64, but 1x4x2n64 where B is column-major and each tile takes K in one
-    share (the most tiles, N >= 12672): N 14336, M 1 / 8 / 16 / 32, K 4096: 46.1 / 45.2 / 46.7 / 47.5 against
+    share (the most tiles: N >= 16896 since choose_splits' MIN_BLOCKS_PER_SM_ONE_SHARE; measured at N 14336, then one
+    share): N 14336, M 1 / 8 / 16 / 32, K 4096: 46.1 / 45.2 / 46.7 / 47.5 against
     47.3 / 46.1 / 47.8 / 48.8, K 11008: 114.4 / 114.0 / 115.6 / 117.6 against 116.5 / 115.8 / 117.6 / 120.2,
     K 14336: 143.5 / 144.0 / 143.5 / 146.2 against 145.4 / 146.5 / 146.0 / 150.0. With a row-major B the two are
     within 1 %; with K split in shares the 8-warp grid loses (N 4096, K 4096, 4 shares: 23.8 against 18.3)."""
@@ -136,7 +138,13 @@ def choose_splits(m: int, n: int, k: int, sm_count: int = 132, b_order: str = "F
     longer shares won the sweep (H100, 2026-11-25, benchmarks/skinny_sweep.py, docs/skinny-gemm.md): M 1, f16, B
     column-major, N 4096 / 11008 / 14336 (64 / 172 / 224 tiles) at K 11008: 4 shares 37.2 us (8: 38.7), 2 shares
     86.6 us (the first run's 8: 90.7), 2 shares 112.8 and 128-column tiles with 2 shares 111.4 us (the first run's
-    64-column 4 shares: 115.9)."""
+    64-column 4 shares: 115.9).
+    A column-major B keeps one share only where its tiles fill every SM twice (MIN_BLOCKS_PER_SM_ONE_SHARE; H100,
+    2026-11-27 09:52 UTC, docs/results/h100_2026-11-27d/skinny_rules/ab_f14336.*, per-launch events, us): at N 14336
+    (224 tiles, 1.7 per SM) two shares in clusters of 4 beat one share on the 8-warp grid at all 12 of M 1 / 8 / 16 / 32
+    x K 4096 / 11008 / 14336 by 1.3-3.4 % (M 1, K 11008: 109.26 against 112.58; M 32, K 4096: 46.11 against 46.82);
+    at N 28672 (3.4 per SM) one share stays ahead (M 1 / 16, K 4096: 82.91 / 83.46 against 88.75 / 90.83), at
+    N 57344 too (M 16, K 8192: 323.07 against 334.32)."""
     del m   # the same split serves every M the kernel takes (the sweep's M 1..64 agree)
     fill = MIN_BLOCKS_PER_SM_ROW_MAJOR_B if b_order == "C" else MIN_BLOCKS_PER_SM
     k_blocks = -(-k // BK)
@@ -145,7 +153,8 @@ def choose_splits(m: int, n: int, k: int, sm_count: int = 132, b_order: str = "F
         if splits > 1 and k_blocks < splits * MIN_BLOCKS_PER_SPLIT:
             break
         chosen = splits
-        if tiles(n) * splits >= fill * sm_count:
+        need = MIN_BLOCKS_PER_SM_ONE_SHARE if splits == 1 and b_order == "F" else fill
+        if tiles(n) * splits >= need * sm_count:
             break
     return chosen
 

@@ -37,16 +37,16 @@ def test_rule_skinny_split_k_stops_at_32_rows():
 
 
 def test_layout_for_takes_the_8_warp_grid_only_for_one_share_of_a_column_major_b():
-    # N 14336: 224 tiles, one share; B column-major: 46.1 against 47.3 us at M 1, K 4096 (skinny.layout_for)
+    # N 28672: 448 tiles, one share; B column-major: the 8-warp grid (skinny.layout_for); N 14336 takes two shares
     for m, k in itertools.product((1, 16, 32), (4096, 11008, 14336)):
-        assert skinny.choose_splits(m, 14336, k) == 1
-        assert skinny.layout_for(m, 14336, k, "F") == "1x4x2n64"
-        assert skinny.layout_for(m, 14336, k, "C") == "1x4n64"      # within 1 % with a row-major B
+        assert skinny.choose_splits(m, 28672, k) == 1
+        assert skinny.layout_for(m, 28672, k, "F") == "1x4x2n64"
+        assert skinny.layout_for(m, 28672, k, "C") == skinny.layout_for(m, 14336, k, "F") == "1x4n64"
     # K in shares (N 4096: 4; N 11008: 2): the 4-warp grid (23.8 against 18.3 us at N = K = 4096)
     assert skinny.layout_for(1, 4096, 4096, "F") == skinny.layout_for(8, 11008, 4096, "F") == "1x4n64"
     # past 32 rows one warp grid, whatever B's order
     assert {skinny.layout_for(m, n, 4096, o) for m in (33, 64, 128) for n in (4096, 14336) for o in "CF"} == {"4x1n64"}
-    assert skinny.spec_for("f16", 16, 14336, 4096, b_order="F").tile == "skinny/1x4x2n64/k1/c1"
+    assert skinny.spec_for("f16", 16, 28672, 4096, b_order="F").tile == "skinny/1x4x2n64/k1/c1"
     assert skinny.spec_for("f16", 16, 4096, 4096, b_order="F").tile == "skinny/k4/c4"
 
 
@@ -117,7 +117,11 @@ def test_splits_fill_the_sms_and_keep_shares_of_k_long():
     # N 4096: 64 tiles; 4 shares give 256 blocks (1.9 per SM; 2 shares: 128, under one per SM)
     assert skinny.choose_splits(1, 4096, 4096) == 4
     assert skinny.choose_splits(16, 11008, 4096) == 2     # 172 tiles: 344 blocks
-    assert skinny.choose_splits(16, 14336, 4096) == 1     # 224 tiles: 1.7 per SM already
+    # 224 tiles (1.7 per SM): one share would leave 40 SMs with one block and 92 with two (MIN_BLOCKS_PER_SM_ONE_SHARE);
+    # a row-major B (its own rule) keeps K whole there, and a column-major one with 448 tiles (3.4 per SM)
+    assert skinny.choose_splits(16, 14336, 4096) == 2
+    assert skinny.choose_splits(16, 14336, 4096, b_order="C") == skinny.choose_splits(16, 28672, 4096) == 1
+    assert skinny.choose_splits(16, 12672 - 64, 4096) == 2 and skinny.choose_splits(16, 2 * 132 * 64, 4096) == 1
     # a short K keeps one share: 2 shares would hold fewer than MIN_BLOCKS_PER_SPLIT blocks each
     assert skinny.choose_splits(1, 4096, 8 * 64 * 2 - 64) == 1
     assert skinny.choose_splits(1, 8, 8 * 64 * 8) == 8    # one tile: the most shares K allows
@@ -185,11 +189,13 @@ def test_cluster_for_follows_the_measured_rules():
         assert cluster in skinny.CLUSTERS and cluster % splits == 0
     # the schedule's specs at the decode shapes carry it, and the cluster size is a build option of one name
     f4096 = skinny.spec_for("f16", 8, 4096, 4096, act="relu", bias_mode="per_n", b_order="F")
+    f28672 = skinny.spec_for("f16", 8, 28672, 4096, act="relu", bias_mode="per_n", b_order="F")
     f14336 = skinny.spec_for("f16", 8, 14336, 4096, act="relu", bias_mode="per_n", b_order="F")
     c4096 = skinny.spec_for("f16", 8, 4096, 4096, act="relu", bias_mode="per_n", b_order="C")
     c2 = skinny.spec_for("f16", 8, 8192, 4096, act="relu", bias_mode="per_n", b_order="C")   # K in 2 shares
     assert (f4096.splits, f4096.cluster, f4096.tile) == (4, 4, "skinny/k4/c4")
-    assert (f14336.splits, f14336.cluster, f14336.tile) == (1, 1, "skinny/1x4x2n64/k1/c1")
+    assert (f28672.splits, f28672.cluster, f28672.tile) == (1, 1, "skinny/1x4x2n64/k1/c1")
+    assert (f14336.splits, f14336.cluster, f14336.tile) == (2, 4, "skinny/k2/c4")
     assert (c4096.splits, c4096.cluster, c4096.tile) == (4, 4, "skinny/k4/c4/tma")
     assert (c2.splits, c2.cluster, c2.tile) == (2, 8, "skinny/k2")
     assert f4096.build().options == c4096.build().options == ("-DFRAGLAB_SKINNY_CLUSTER=4",)
