@@ -47,18 +47,21 @@ _CPP_TYPE = {"f16": "__half", "bf16": "__nv_bfloat16"}
 
 
 def layout_for(m: int, n: int, k: int, b_order: str = "C", sm_count: int = 132) -> str:
-    """The warp grid (benchmarks/skinny_decode.py, H100, 2026-11-25 22:04 UTC, f16, bias + ReLU, D f16, us):
-    past 32 rows 4x1n64; up to 32 rows 1x4n64, but 1x4x2n64 where B is column-major and each tile takes K in one
-    share (the most tiles: N >= 16896 since choose_splits' MIN_BLOCKS_PER_SM_ONE_SHARE; measured at N 14336, then one
-    share): N 14336, M 1 / 8 / 16 / 32, K 4096: 46.1 / 45.2 / 46.7 / 47.5 against
-    47.3 / 46.1 / 47.8 / 48.8, K 11008: 114.4 / 114.0 / 115.6 / 117.6 against 116.5 / 115.8 / 117.6 / 120.2,
-    K 14336: 143.5 / 144.0 / 143.5 / 146.2 against 145.4 / 146.5 / 146.0 / 150.0. With a row-major B the two are
-    within 1 %; with K split in shares the 8-warp grid loses (N 4096, K 4096, 4 shares: 23.8 against 18.3)."""
+    """The warp grid of the rules' split (choose_splits): variant_layout."""
+    return variant_layout(m, b_order, choose_splits(m, n, k, sm_count, b_order))
+
+
+def variant_layout(m: int, b_order: str, splits: int) -> str:
+    """The warp grid for `splits` shares of K (benchmarks/skinny_decode.py, H100, 2026-11-25 22:04 UTC, f16, bias +
+    ReLU, D f16, us): past 32 rows 4x1n64; up to 32 rows 1x4n64, but 1x4x2n64 where B is column-major and each tile
+    takes K in one share (the rules: N >= 16896 on 132 SMs, choose_splits). Measured at N 14336 with one share, M 1 /
+    8 / 16 / 32, K 4096: 46.1 / 45.2 / 46.7 / 47.5 against 47.3 / 46.1 / 47.8 / 48.8, K 11008: 114.4 / 114.0 / 115.6 /
+    117.6 against 116.5 / 115.8 / 117.6 / 120.2, K 14336: 143.5 / 144.0 / 143.5 / 146.2 against 145.4 / 146.5 / 146.0
+    / 150.0. With a row-major B the two are within 1 %; with K split in shares the 8-warp grid loses (N 4096, K 4096,
+    4 shares: 23.8 against 18.3)."""
     if m > 32:
         return "4x1n64"
-    if b_order == "F" and choose_splits(m, n, k, sm_count, b_order) == 1:
-        return "1x4x2n64"
-    return "1x4n64"
+    return "1x4x2n64" if b_order == "F" and splits == 1 else "1x4n64"
 
 
 # How B reaches the ring, by (B's order, shares of K): benchmarks/skinny_b_load.py and the sweep in
@@ -232,18 +235,13 @@ def spec_for(dtype: str, m: int, n: int, k: int, *, act: str = "none", bias_mode
 FORCED_TILE = "skinny"   # fraglab.gemm's tile= that asks for this kernel whatever the schedule says
 
 
-def variant_layout(m: int, b_order: str, splits: int) -> str:
-    """The warp grid of a variant with `splits` shares: layout_for's rule, with that split."""
-    if m > 32:
-        return "4x1n64"
-    return "1x4x2n64" if b_order == "F" and splits == 1 else "1x4n64"
-
-
 def variant_specs(dtype: str, m: int, n: int, k: int, *, b_order: str = "C", **epilogue) -> list[SkinnyKernelSpec]:
     """Every (split, cluster, B load) this problem can take, the rules' among them, as specs (`epilogue`: act,
     bias_mode, has_c, save_z, out_dtype, bias_dtype): shares of at least MIN_BLOCKS_PER_SPLIT K-blocks (or one
     share), clusters that hold a tile's shares, B by copies or TMA (the 8-warp grid: copies). What `fraglab gemm
-    --tune` times beside the wgmma tiles; each is named by its `tile` (e.g. skinny/k2/c4/tma)."""
+    --tune` times beside the wgmma tiles; each is named by its `tile` (e.g. skinny/k2/c4/tma). N changes none of
+    the choices (taken for the signature's sake: a problem is M, N, K)."""
+    del n
     if not 1 <= m <= MAX_M:
         raise ValueError(f"the skinny GEMM takes M from 1 to {MAX_M}, not {m}")
     k_blocks = -(-k // BK)
