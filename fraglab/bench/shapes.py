@@ -93,6 +93,11 @@ def check_chain(chain) -> int:
     return chain
 
 
+def chained_reps(reps: int, chain: int) -> int:
+    """Samples per round for chains of `chain` launches: fewer, since each already averages `chain` launches."""
+    return reps if chain == 1 else max(6, -(-reps * 4 // chain))
+
+
 def ratio(x, y):
     return x / y if x and y else None
 
@@ -151,9 +156,8 @@ def run_shapes(shapes: list[Shape], *, dtype: str = "f16", act: str = "relu", bi
         if s.m <= READ_MAX_M:   # the weight's own bytes, whichever order B has
             weights = [cp.asarray(b if b.is_contiguous() else b.t()).ravel() for _, b, _, _ in xs]
             fns["read"] = Reader("ldg", weights, info["sm_count"])
-        reps = _reps(s.m, s.n, s.k)
-        reps = reps if chain == 1 else max(6, -(-reps * 4 // chain))   # a chain's sample already averages it
-        timings = benchmod.time_interleaved(fns, rounds=3, reps=reps, rotate=sets, chain=chain)
+        timings = benchmod.time_interleaved(fns, rounds=3, reps=chained_reps(_reps(s.m, s.n, s.k), chain),
+                                            rotate=sets, chain=chain)
         tuned = tuning.tuned_tile(runs[0].plan, lambda: str(info.get("gpu_name", ""))) is not None
         row = {"label": s.label, "m": s.m, "n": s.n, "k": s.k, "tile": runs[0].kernel_spec.tile, "tuned": tuned,
                "kernel": type(runs[0].kernel_spec).__name__, "sets": sets}

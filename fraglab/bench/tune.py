@@ -14,7 +14,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Optional
 
-from .shapes import Shape, _reps, operand_sets
+from .shapes import Shape, _reps, chained_reps, check_chain, operand_sets
 
 MARGIN = 0.01      # a tile is recorded only where it beats the rules' by more than this share of their time
 TOLERANCE = 5e-3   # a candidate's largest error against the float32 reference, relative to its largest value
@@ -39,10 +39,12 @@ def _error(torch, run, d, want) -> float:
 
 def tune_shapes(shapes: list[Shape], *, dtype: str = "f16", act: str = "relu", bias_mode: str = "per_n",
                 out_dtype: str = "f16", b_order: str = "F", margin: float = MARGIN,
-                candidates: Optional[tuple[str, ...]] = None, progress=None) -> dict:
+                candidates: Optional[tuple[str, ...]] = None, chain: int = 1, progress=None) -> dict:
     """Time the candidates of each shape; returns {"rows": per shape, "found": {TuningKey: TunedTile or None}}
     (None: the rules' tile won, or no candidate beat it by `margin`), with the GPU's description.
-    `candidates`: limit the tiles tried (default: tuning.candidate_tiles of each shape)."""
+    `candidates`: limit the tiles tried (default: tuning.candidate_tiles of each shape). `chain` > 1: time chains of
+    that many launches back to back per event pair (as `--bench --shapes --chain`); the entries' note says so."""
+    check_chain(chain)
     import torch
 
     from .. import bench as benchmod
@@ -91,7 +93,8 @@ def tune_shapes(shapes: list[Shape], *, dtype: str = "f16", act: str = "relu", b
             else:
                 skipped[name] = f"wrong result (largest error {error:.1e})"
         fns["torch.mm"] = lambda i: torch.mm(xs[i][0], xs[i][1])
-        timings = benchmod.time_interleaved(fns, rounds=3, reps=_reps(s.m, s.n, s.k), rotate=sets)
+        timings = benchmod.time_interleaved(fns, rounds=3, reps=chained_reps(_reps(s.m, s.n, s.k), chain),
+                                            rotate=sets, chain=chain)
         us = {name: t.median_ms * 1e3 for name, t in timings.items()}
         rule_name = f"rules: {rule_tile}"
         tiles_us = {name: t for name, t in us.items() if name not in ("torch.mm", rule_name)}
@@ -100,7 +103,8 @@ def tune_shapes(shapes: list[Shape], *, dtype: str = "f16", act: str = "relu", b
         rule_us = us.get(rule_name)
         wins = best is not None and rule_us is not None and tiles_us[best] < rule_us * (1.0 - margin)
         found[key] = (tuning.TunedTile(best, round(tiles_us[best], 3), rule_tile, round(rule_us, 3),
-                                       f"{act} {bias_mode}", when) if wins else None)
+                                       f"{act} {bias_mode}" + (f", chains of {chain}" if chain > 1 else ""), when)
+                      if wins else None)
         rows.append({"label": s.label, "m": s.m, "n": s.n, "k": s.k, "rule_tile": rule_tile, "rule_us": rule_us,
                      "best_tile": best if wins else rule_tile, "best_us": tiles_us[best] if wins else rule_us,
                      "gain": rule_us / tiles_us[best] if wins else 1.0, "torch_us": us["torch.mm"],
@@ -111,7 +115,7 @@ def tune_shapes(shapes: list[Shape], *, dtype: str = "f16", act: str = "relu", b
         if progress:
             progress.advance(task)
     return {"rows": rows, "found": found, "device": info, "dtype": dtype, "act": act, "bias": bias_mode,
-            "out_dtype": out_dtype, "b_order": b_order, "margin": margin}
+            "out_dtype": out_dtype, "b_order": b_order, "margin": margin, "chain": chain}
 
 
 TUNE_COLUMNS = (("m", "M", "d"), ("n", "N", "d"), ("k", "K", "d"), ("rule_tile", "rules' tile", ""),

@@ -114,7 +114,7 @@ def gemm_command(
     shapes: Annotated[Optional[str], typer.Option("--shapes", help="With --bench: time a named set of shapes through fraglab.gemm against cuBLAS and cuBLASLt fused: llm (8B and 70B projections at M = 1, 16, 128, 2048, 8192), ragged, decode; B column-major unless --b-order C")] = None,
     tune: Annotated[bool, typer.Option("--tune", help="Time every launcher tile on --shapes NAME or --m/--n/--k (or --size) on this GPU and record where one beats the schedule's rules: fraglab.gemm then takes it for that problem (f16/bf16)")] = False,
     tuning_path: Annotated[Optional[Path], typer.Option("--tuning", help="With --tune: the tuning table to update (default: $FRAGLAB_GEMM_TUNING, else ~/.cache/fraglab/gemm-tuning.json, the one fraglab.gemm reads)")] = None,
-    chain: Annotated[Optional[int], typer.Option("--chain", help="With --bench --shapes: time chains of N launches back to back between one event pair (as a model's layers run: a kernel may start while the one before it ends), per launch; default 1, an event pair per launch")] = None,
+    chain: Annotated[Optional[int], typer.Option("--chain", help="With --bench --shapes or --tune: time chains of N launches back to back between one event pair (as a model's layers run: a kernel may start while the one before it ends), per launch; default 1, an event pair per launch")] = None,
 ):
     """Run the GEMM with a fused epilogue: check it against float64 and/or benchmark it."""
     check_target(json_path, "--json")   # before minutes of timing, not after
@@ -123,15 +123,15 @@ def gemm_command(
     _choice(out_dtype, OUT_DTYPES, "--out-dtype")
     if tune:
         for bad, option in ((bench or check, "--bench/--check"), (not wmma, "--simt"), (wgmma, "--wgmma"),
-                            (tile is not None, "--tile"), (plot is not None, "--plot"), (kernel is not None, "--kernel"),
-                            (chain is not None, "--chain")):
+                            (tile is not None, "--tile"), (plot is not None, "--plot"), (kernel is not None, "--kernel")):
             if bad:
                 fail(f"--tune times every tile of fraglab.gemm's wgmma road itself: not with {option}",
                      argument="--tune")
         if shapes is not None and any(v is not None for v in (size, m, n, k)):
             fail("--tune takes --shapes NAME or --m/--n/--k (or --size), not both", argument="--tune")
         _tune_command(shapes, parse_sizes(size, m, n, k, ()) if shapes is None else [], dtype=dtype, act=act,
-                      bias=bias, out_dtype=out_dtype, b_order=b_order, tuning_path=tuning_path, json_path=json_path)
+                      bias=bias, out_dtype=out_dtype, b_order=b_order, tuning_path=tuning_path, json_path=json_path,
+                      chain=1 if chain is None else chain)
         return
     if tuning_path is not None:
         fail("--tuning names the table --tune updates: give it with --tune", argument="--tuning")
@@ -141,7 +141,7 @@ def gemm_command(
                         json_path=json_path, chain=1 if chain is None else chain)
         return
     if chain is not None:
-        fail("--chain times the launches of --bench --shapes NAME: give it with them", argument="--chain")
+        fail("--chain times the launches of --bench --shapes NAME or --tune: give it with them", argument="--chain")
     if not check and not bench:
         check = True
     sizes = parse_sizes(size, m, n, k, DEFAULT_BENCH_SIZES if bench else DEFAULT_CHECK_SIZES)
@@ -284,9 +284,10 @@ def _shapes_command(name: str, *, dtype: str, act: str, bias: str, out_dtype: st
 
 
 def _tune_command(name: Optional[str], sizes: list[tuple[int, int, int]], *, dtype: str, act: str, bias: str,
-                  out_dtype: str, b_order: Optional[str], tuning_path: Optional[Path], json_path) -> None:
+                  out_dtype: str, b_order: Optional[str], tuning_path: Optional[Path], json_path,
+                  chain: int = 1) -> None:
     """`--tune`: every launcher tile against the rules' on each shape; the winners into the tuning table."""
-    from ..bench.shapes import SHAPE_SETS, Shape, shape_set
+    from ..bench.shapes import SHAPE_SETS, Shape, check_chain, shape_set
     from ..bench.tune import TUNE_COLUMNS, tune_shapes
     from ..files import check_suffix, clean_path, report_written, target_path, write_output
     from ..gemm import tuning
@@ -298,6 +299,7 @@ def _tune_command(name: Optional[str], sizes: list[tuple[int, int, int]], *, dty
     _choice(dtype, tuning.DTYPES, "--dtype")
     if b_order is not None:
         _choice(b_order, B_ORDERS, "--b-order")
+    check_chain(chain)
     target = tuning_path if tuning_path is not None else tuning.active_path()
     if target is None:
         fail(f"{tuning.ENV} is off, so fraglab.gemm reads no table: give --tuning FILE", argument="--tuning")
@@ -312,10 +314,11 @@ def _tune_command(name: Optional[str], sizes: list[tuple[int, int, int]], *, dty
     problems = shape_set(name) if name is not None else [Shape("tune", *s) for s in sizes]
     with benchmod.progress(transient=True) as prog:
         result = tune_shapes(problems, dtype=dtype, act=act, bias_mode=bias, out_dtype=out_dtype,
-                             b_order=b_order or "F", progress=prog)
+                             b_order=b_order or "F", chain=chain, progress=prog)
     err = _json_on_stdout(json_path)
     _print_table(result["rows"], TUNE_COLUMNS,
-                 f"--tune: {dtype}, D {out_dtype}, act={act}, bias={bias}, B {b_order or 'F'}; us per launch",
+                 f"--tune: {dtype}, D {out_dtype}, act={act}, bias={bias}, B {b_order or 'F'}; us per launch"
+                 + (f", chains of {chain} launches per event pair" if chain > 1 else ""),
                  err=err)
     recorded = sum(r["recorded"] for r in result["rows"])
     written = write_output(target, tuning.to_json(tuning.merged(table, result["found"])),

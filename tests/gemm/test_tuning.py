@@ -286,3 +286,23 @@ def test_cli_tune_into_a_folder_or_its_link_uses_the_table_s_default_name_there(
     assert res.exit_code == 1 and "no usable GPU" in res.output, res.output
     assert list(folder.iterdir()) == []   # nothing written without a GPU
 
+
+def test_cli_tune_passes_a_chain_to_the_timing_and_says_so(monkeypatch, tmp_path):
+    from fraglab.bench import tune
+    from fraglab.runtime import gpu
+
+    asked = {}
+
+    def fake_tune(problems, **kwargs):
+        asked.update(kwargs, problems=problems)
+        return {"rows": [], "found": {}, "margin": tune.MARGIN, "chain": kwargs["chain"]}
+
+    monkeypatch.setattr(gpu, "cupy", lambda: None)
+    monkeypatch.setattr(tune, "tune_shapes", fake_tune)
+    target = tmp_path / "t.json"
+    res = CliRunner().invoke(app, ["gemm", "--tune", "--m", "8", "--n", "4096", "--k", "4096", "--chain", "24",
+                                   "--tuning", str(target)], env={"COLUMNS": "200"})
+    assert res.exit_code == 0, res.output
+    assert asked["chain"] == 24 and [(p.m, p.n, p.k) for p in asked["problems"]] == [(8, 4096, 4096)]
+    assert "chains of 24 launches per event pair" in " ".join(res.output.split())
+    assert tuning.read(target) == {}   # nothing tuned: an empty table written

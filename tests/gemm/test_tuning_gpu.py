@@ -35,6 +35,18 @@ def test_the_tuner_times_the_rules_tile_beside_the_candidates(sm90, torch):
         assert found.us < found.schedule_us * (1 - result["margin"])
 
 
+def test_the_tuner_times_chains_when_asked_and_notes_it(sm90, torch, monkeypatch):
+    from fraglab import bench as benchmod
+
+    chains = []
+    timed = benchmod.time_interleaved
+    monkeypatch.setattr(benchmod, "time_interleaved", lambda *a, **k: chains.append(k["chain"]) or timed(*a, **k))
+    result = tune_shapes([Shape("tune", 8, 1024, 1024)], b_order="F", candidates=("64x64p",), chain=3, margin=-100.0)
+    assert chains == [3] and result["chain"] == 3
+    (found,) = result["found"].values()   # margin -100: the one candidate is recorded whatever its time
+    assert found is not None and found.tile == "64x64p" and found.epilogue.endswith(", chains of 3")
+
+
 def test_fraglab_gemm_runs_the_table_s_tile_and_stays_right(sm90, torch, tmp_path, monkeypatch):
     from fraglab.gemm import api
     from fraglab.runtime import gpu
