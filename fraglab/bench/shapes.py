@@ -93,6 +93,11 @@ def check_chain(chain) -> int:
     return chain
 
 
+def chain_title(chain: int) -> str:
+    """What a table's title adds for a chained timing (nothing for an event pair per launch)."""
+    return f", chains of {chain} launches per event pair" if chain > 1 else ""
+
+
 def chained_reps(reps: int, chain: int) -> int:
     """Samples per round for chains of `chain` launches: fewer, since each already averages `chain` launches."""
     return reps if chain == 1 else max(6, -(-reps * 4 // chain))

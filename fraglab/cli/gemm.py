@@ -248,8 +248,8 @@ def _shapes_command(name: str, *, dtype: str, act: str, bias: str, out_dtype: st
                     bench: bool, check: bool, wmma: bool, sized: bool, tile: Optional[str], json_path,
                     chain: int = 1) -> None:
     """`--bench --shapes NAME`: the named set through fraglab.gemm against cuBLAS and cuBLASLt fused."""
-    from ..bench.shapes import (SHAPE_COLUMNS, SHAPE_SETS, TUNED_MARK, check_chain, run_shapes, shape_set,
-                                summarize, summary_lines)
+    from ..bench.shapes import (SHAPE_COLUMNS, SHAPE_SETS, TUNED_MARK, chain_title, check_chain, run_shapes,
+                                shape_set, summarize, summary_lines)
 
     _choice(name, tuple(SHAPE_SETS), "--shapes")
     for bad, message in ((not bench or check, "--shapes times a set: give it with --bench (and without --check)"),
@@ -272,7 +272,7 @@ def _shapes_command(name: str, *, dtype: str, act: str, bias: str, out_dtype: st
     shown = [dict(r, tile=r["tile"] + TUNED_MARK) if r.get("tuned") else r for r in result["rows"]]
     _print_table(shown, SHAPE_COLUMNS,
                  f"--shapes {name}: {dtype}, D {out_dtype}, act={act}, bias={bias}, B {b_order or 'F'}; TFLOP/s"
-                 + (f", chains of {chain} launches per event pair" if chain > 1 else ""),
+                 + chain_title(chain),
                  err=err)
     summary = summarize(result["rows"], result["device"].get("memory_peak_tbs"))
     from ..show.terminal import output_width
@@ -287,7 +287,7 @@ def _tune_command(name: Optional[str], sizes: list[tuple[int, int, int]], *, dty
                   out_dtype: str, b_order: Optional[str], tuning_path: Optional[Path], json_path,
                   chain: int = 1) -> None:
     """`--tune`: every launcher tile against the rules' on each shape; the winners into the tuning table."""
-    from ..bench.shapes import SHAPE_SETS, Shape, check_chain, shape_set
+    from ..bench.shapes import SHAPE_SETS, Shape, chain_title, check_chain, shape_set
     from ..bench.tune import TUNE_COLUMNS, tune_shapes
     from ..files import check_suffix, clean_path, report_written, target_path, write_output
     from ..gemm import tuning
@@ -318,7 +318,7 @@ def _tune_command(name: Optional[str], sizes: list[tuple[int, int, int]], *, dty
     err = _json_on_stdout(json_path)
     _print_table(result["rows"], TUNE_COLUMNS,
                  f"--tune: {dtype}, D {out_dtype}, act={act}, bias={bias}, B {b_order or 'F'}; us per launch"
-                 + (f", chains of {chain} launches per event pair" if chain > 1 else ""),
+                 + chain_title(chain),
                  err=err)
     recorded = sum(r["recorded"] for r in result["rows"])
     written = write_output(target, tuning.to_json(tuning.merged(table, result["found"])),
