@@ -9,6 +9,7 @@ tests/gemm/test_skinny.py), the shared memory, and the bound launch. Everything 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import product
 
 import numpy as np
@@ -258,8 +259,9 @@ def variant_specs(dtype: str, m: int, n: int, k: int, *, b_order: str = "C", **e
     return specs
 
 
+@lru_cache(maxsize=4096)
 def variant_tiles(m: int, n: int, k: int, b_order: str) -> tuple[str, ...]:
-    """The names of variant_specs, in their order."""
+    """The names of variant_specs, in their order (memoised: a tuning table's validation asks once per entry)."""
     return tuple(spec.tile for spec in variant_specs("f16", m, n, k, b_order=b_order))
 
 
