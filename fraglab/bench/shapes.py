@@ -1,5 +1,5 @@
 """`fraglab gemm --bench --shapes NAME`: named sets of GEMM shapes people run (the projections of LLMs at the batch
-sizes of decode and prefill, ragged sizes, decode M), each timed through `fraglab.gemm`'s one road against cuBLAS
+sizes of decode and prefill, and at serving batches of 80-256 rows; ragged sizes; decode M), each timed through `fraglab.gemm`'s one road against cuBLAS
 (`torch.mm`) and cuBLASLt with the epilogue fused (`torch._addmm_activation`), on the same inputs.
 
 The sets are data and CPU-testable; `run_shapes` needs a GPU and torch. The weight is B: column-major by default
@@ -16,6 +16,7 @@ from dataclasses import dataclass
 # Llama-3-style projections: hidden size, K/V width (8 KV heads x 128), FFN width; gate and up fused into one GEMM
 MODELS = {"8B": (4096, 1024, 14336), "70B": (8192, 1024, 28672)}
 LLM_M = (1, 16, 128, 2048, 8192)
+BATCH_M = (80, 96, 160, 192, 256)   # serving batches between and past the decode set's M
 DECODE_M = (1, 8, 16, 32, 64, 128)
 DECODE_NK = (4096, 11008, 14336)
 
@@ -44,6 +45,11 @@ def _llm() -> list[Shape]:
             for name, n, k in projections(model)]
 
 
+def _batch() -> list[Shape]:
+    return [Shape(f"{model} {name}", m, n, k) for model in MODELS for m in BATCH_M
+            for name, n, k in projections(model)]
+
+
 def _ragged() -> list[Shape]:
     sizes = ((3000, 3000, 3000), (1000, 1000, 1000), (5000, 3000, 2000), (4095, 4096, 4096), (3072, 3072, 3072),
              (4096, 4096, 4096), (8192, 8192, 8192))
@@ -55,7 +61,7 @@ def _decode() -> list[Shape]:
     return [Shape("decode", m, n, k) for m in DECODE_M for n in DECODE_NK for k in DECODE_NK]
 
 
-SHAPE_SETS = {"llm": _llm, "ragged": _ragged, "decode": _decode}
+SHAPE_SETS = {"llm": _llm, "ragged": _ragged, "decode": _decode, "batch": _batch}
 
 
 def shape_set(name: str) -> list[Shape]:

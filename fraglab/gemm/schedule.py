@@ -47,13 +47,30 @@ in docs/results/h100_2026-11-25b/gemm/, and H200 2026-11-26, docs/results/h200_2
    operands stay on TMA: the kernel's copy loader (wgmma.LOADS 'copy': cp.async 16-byte chunks into the swizzled
    stages) measured slower than TMA on each shape (H100 22:09 UTC,
    benchmarks/wgmma_ragged.py --loaders, copy / TMA: 3000^3 128x192 351 / 419; 1000^3 128x64 145 / 128x128 166).
-3. `waves`: when 128x64 tiles would not fit one wave, the tile of 128x256 / 128x192 / 128x128 whose
+3. `row_padding`: 64 < M <= 192 where the last 128-row tile would have at least ROW_PADDING_MIN_ROWS rows past M
+   (M 65-96 and 129-192; f16 / bf16, rows at 32-byte pitches). TMA fills a box's rows past M with zeros, and that
+   costs: 128x64 at M 72 / 88 / 104 / 112 / 128, N 6144, K 4096 takes 33.0 / 30.6 / 27.2 / 25.7 / 25.9 us, where
+   64x128pc2 takes 26.1-26.4 throughout (`between3_F.log`); past 128 rows the 128-row tiles also compute 256 rows
+   where 64-row ones compute 192. The first of 64x128pc2 (pairs of row tiles sharing B by multicast), 64x192p and
+   64x256p (past 128 rows only) whose blocks fit one wave and fill at least half of it (ROW_PADDING_TILES); where
+   none does (N 14336 at M 160: 168 tiles of 64x256), the rules below. Split-K (rule 0) takes such M from K 6144
+   only (SPLIT_K_MIN_K_PADDED: M 80, N 4096, us, 128x64k2 / 64x64p: K 4096 23.9 / 21.4, K 6144 29.0 / 29.1, K 8192
+   32.1 / 36.8; M 72 K 4096 24.8 / 22.3; M 96 22.1 / 21.5). H100 2026-11-27 12:06-12:09 UTC
+   (`fraglab gemm --tune` over M 136-224, docs/results/h100_2026-11-27e/between/, us, B column-major, the rule's
+   tile / the rules before / torch.mm): M 160, N 4096, K 4096 64x128pc2 23.6 / 35.2 (128x64) / 18.3, K 14336 65.1 /
+   106.6 / 55.6; N 6144 64x192p 29.1 / 38.9 (128x128) / 24.9; N 8192 64x192p 33.2 / 44.5 / 30.9; N 11008 64x256p
+   41.6 / 47.5 (128x192) / 40.0; M 192, N 4096, K 14336 65.6 / 96.3 / 70.1; a row-major B alike (M 160, N 4096:
+   23.8 / 34.1; N 11008 39.4 / 45.6). Past 192 rows the 128-row tiles pad less and stay (M 224, N 4096: 128x64
+   23.4 against 64x128pc2's 24.2). M 65-96 (`between3_F.log`, `tune_batch_F.txt`): M 80, N 6144, K 4096
+   64x128pc2 26.2 / 32.1 (128x64) / 23.6; N 8192, K 8192 M 72 55.2 / 63.3 / 50.9; N 10240, K 8192 64x192p 65.7 /
+   73.8 (128x128) / 75.6; M 104 and up keep 128x64 within 1-4 % either way.
+4. `waves`: when 128x64 tiles would not fit one wave, the tile of 128x256 / 128x192 / 128x128 whose
    waves do the most useful work: (M x N) / (whole waves x SMs x tile area) x the tile's measured rate
    (`useful_share`; 128x192 for 16-bit inputs only). H100: 3072^3: 128x256 2.18 waves, 570; 128x128 4.36 waves,
    594; 4096^3: 746 / 641; rows at 128-byte pitches (18:34 UTC): 3000^3 128x192 (2.91 waves) 632, 128x128 539,
    128x256 515. H200 (01:2x UTC): 3072^3 128x192 728 (0.99x Lt),
    4095x4096x4096 128x256 765 (1.01x).
-4. `few_tiles`: otherwise (128x64 tiles fit one wave) a small tile: 64x64p for f16 / bf16 where its tiles fit
+5. `few_tiles`: otherwise (128x64 tiles fit one wave) a small tile: 64x64p for f16 / bf16 where its tiles fit
    one wave too (H200, M = 128, N = 4096, us, 64x64p / 128x64: K 4096 20.0 / 22.0, K 11008 42.9 / 48.1, K 14336
    54.0 / 60.3, B column-major; N = 8192, K = 4096: 256 tiles of 64x64, 33.8 / 25.3), else 128x64 (H100, M = 128,
    N = K = 4096: 128x64 212, 128x128 167; 1000^3 with rows at 128-byte pitches: 128x64 213, 128x128 195).
@@ -86,7 +103,8 @@ ONE_ROW_TILE_M = 64
 # test checks they agree)
 TILE_SHAPES = {"128x256": (128, 256, 1), "128x192": (128, 192, 1), "128x128": (128, 128, 1), "64x64p": (64, 64, 1),
                "128x192c2": (128, 192, 2), "192x192c2": (192, 192, 2), "64x64pk2": (64, 64, 1),
-               "128x64k2": (128, 64, 1), "128x128c2": (128, 128, 2)}
+               "128x64k2": (128, 64, 1), "128x128c2": (128, 128, 2), "64x128pc2": (64, 128, 2),
+               "64x192p": (64, 192, 1), "64x256p": (64, 256, 1)}
 # Rate of a tile relative to the first (TFLOP/s / useful_share), measured at 4096^3 (128x128: 641 / 746) and at
 # 3000^3 with 128-byte row pitches (128x192: 632 / 0.925 against 128x256: 515 / 0.694)
 TILE_RATE = {"128x256": 1.0, "128x192": 0.92, "128x128": 0.86}
@@ -101,14 +119,20 @@ TILE_RATE_MISALIGNED = {"128x192c2": 1.0, "192x192c2": 1.10, "128x256": 0.92, "1
 TILE_RATE_MISALIGNED_FP8 = {"128x256": 1.0, "128x128": 0.70}
 # launcher tiles measured for 16-bit inputs only
 SIXTEEN_BIT_ONLY = ("128x192", "128x192c2", "192x192c2", "64x128pc2", "64x64p", "64x64pk2", "128x64k2", "128x128c2",
-                    "64x128p")
+                    "64x128p", "64x192p")
 _BYTES = {"f16": 2, "bf16": 2, "f32": 4, "e4m3": 1}
 L2_PROMOTIONS = ("none", "64B", "128B", "256B")
 DEFAULT_L2_PROMOTION = "256B"
-RULES = ("block_scales", "split_k", "one_row_tile", "sector_misaligned_rows", "waves", "few_tiles")
+RULES = ("block_scales", "split_k", "one_row_tile", "sector_misaligned_rows", "row_padding", "waves", "few_tiles")
 SPLIT_K_MIN_K = {"64x64pk2": 4096, "128x64k2": 4096}   # the split-K tile for M <= 64 / above, from this K
 SPLIT_K_MAX_M = 128
 BLOCK_SCALE_TILES = ("128x128", "128x64", "64x64p", "64x64pk2", "128x64k2")   # what rule block_scales picks
+ROW_PADDING_MIN_ROWS = 32   # rule row_padding: the last 128-row tile has at least this many rows past M ...
+ROW_PADDING_MAX_M = 192      # ... and 64 < M <= this
+# its candidates, narrowest first, each from this many rows on (64x256p: past 128; at M 80 / 96, N 14336 it trails
+# 128x128 by 1-2 %)
+ROW_PADDING_TILES = {"64x128pc2": 64, "64x192p": 64, "64x256p": 128}
+SPLIT_K_MIN_K_PADDED = 6144   # 128x64k2's shortest K where rule row_padding's padding applies (M <= 96)
 SKINNY_RULE = "skinny_split_k"   # choose_kernel's one rule
 SKINNY_MAX_M = 32
 
@@ -181,10 +205,12 @@ def choose(m: int, n: int, k: int, dtype: str = "f16", b_order: str = "C", out_d
         if m <= ONE_ROW_TILE_M:
             return Schedule("64x64p", promotion, "block_scales")
         return Schedule("128x128" if tile_count(m, n, 128, 128) >= sm_count else "128x64", promotion, "block_scales")
+    padded = ONE_ROW_TILE_M < m <= ROW_PADDING_MAX_M and -m % 128 >= ROW_PADDING_MIN_ROWS
     if sixteen_bit and aligned and m <= SPLIT_K_MAX_M:
         tile = "64x64pk2" if m <= ONE_ROW_TILE_M else "128x64k2"
         bm, bn, _ = TILE_SHAPES[tile]
-        if k >= SPLIT_K_MIN_K[tile] and tile_count(m, n, bm, bn) <= sm_count // 2:   # two blocks per tile
+        min_k = SPLIT_K_MIN_K_PADDED if padded else SPLIT_K_MIN_K[tile]
+        if k >= min_k and tile_count(m, n, bm, bn) <= sm_count // 2:   # two blocks per tile
             return Schedule(tile, promotion, "split_k")
     if m <= ONE_ROW_TILE_M:
         if sixteen_bit and tile_count(m, n, 64, 64) <= sm_count:
@@ -203,6 +229,12 @@ def choose(m: int, n: int, k: int, dtype: str = "f16", b_order: str = "C", out_d
             few = tile_count(m, n, 128, 64) <= sm_count
             tile = "128x64" if few else _best_tile(m, n, sm_count, TILE_RATE_MISALIGNED_FP8)
         return Schedule(tile, promotion, "sector_misaligned_rows")
+    if sixteen_bit and padded:
+        for tile, past_m in ROW_PADDING_TILES.items():
+            bm, bn, cluster = TILE_SHAPES[tile]
+            blocks = cluster_units(m, n, bm, bn, cluster) * cluster
+            if m > past_m and sm_count / 2 <= blocks <= sm_count:
+                return Schedule(tile, promotion, "row_padding")
     if tile_count(m, n, 128, 64) > sm_count:
         rates = TILE_RATE if sixteen_bit else {t: r for t, r in TILE_RATE.items() if t not in SIXTEEN_BIT_ONLY}
         return Schedule(_best_tile(m, n, sm_count, rates), promotion, "waves")

@@ -44,10 +44,6 @@ MAX_SIZE = 1 << 20           # M, N, K of an entry: positive and at most this
 TEXT_LIMIT = 200             # characters of a GPU name, an epilogue note or a date
 DTYPES = wgmma.DTYPES        # the tuned road: f16 / bf16 inputs (e4m3 and its scales keep the rules)
 SKINNY = skinny.FORCED_TILE  # the skinny GEMM, as a tuned "tile"
-# Experimental tiles the tuner times too: right under compute-sanitizer memcheck, racecheck and synccheck at odd
-# sizes (docs/results/h100_2026-11-27b/sanitize_64x192p_*), and ahead of every launcher tile somewhere (64x192p:
-# M 64, N 11008 with a row-major B, 2-3 %, ab_m64_0525.log)
-EXTRA_TILES = ("64x192p",)
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
 
 
@@ -82,12 +78,12 @@ class TunedTile:
 
 def candidate_tiles(dtype: str, m: int, a_order: str = "C", n: Optional[int] = None, k: Optional[int] = None,
                     b_order: Optional[str] = None) -> tuple[str, ...]:
-    """What `--tune` times and a table may name for a problem: every launcher tile (for 16-bit inputs), EXTRA_TILES,
+    """What `--tune` times and a table may name for a problem: every launcher tile (for 16-bit inputs)
     and the skinny GEMM where it takes the problem (a row-major A, M <= its MAX_M): SKINNY (its rules' split, cluster
     and B load) and, given N, K and B's order, each of its variants (skinny.variant_tiles)."""
     if dtype not in DTYPES:
         return ()
-    tiles = tuple(wgmma.TILES) + EXTRA_TILES
+    tiles = tuple(wgmma.TILES)
     if dtype not in skinny.DTYPES or a_order != "C" or m > skinny.MAX_M:
         return tiles
     variants = skinny.variant_tiles(m, n, k, b_order) if None not in (n, k, b_order) else ()

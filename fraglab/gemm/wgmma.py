@@ -134,6 +134,7 @@ TILES: dict[str, TileConfig] = {
     "192x192c2": TileConfig(192, 192, 4, 16, cluster_m=2),
     "128x128c2": TileConfig(128, 128, 6, cluster_m=2),
     "64x128p": TileConfig(64, 128, 7, pingpong=True),
+    "64x192p": TileConfig(64, 192, 6, pingpong=True),
 }
 EXPERIMENTAL_TILES: dict[str, TileConfig] = {
     "128x128p": TileConfig(128, 128, 6, pingpong=True),
@@ -161,7 +162,6 @@ EXPERIMENTAL_TILES: dict[str, TileConfig] = {
     "128x64n2": TileConfig(128, 64, 8, cluster_n=2),
     "128x128n2": TileConfig(128, 128, 6, cluster_n=2),
     "128x192c2x2": TileConfig(128, 192, 4, 16, cluster_m=2, cluster_n=2),
-    "64x192p": TileConfig(64, 192, 6, pingpong=True),
 }
 ALL_TILES = {**TILES, **EXPERIMENTAL_TILES}
 SIXTEEN_BIT_TILES = schedule.SIXTEEN_BIT_ONLY   # launcher tiles for f16 / bf16 inputs only

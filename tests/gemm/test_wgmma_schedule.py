@@ -9,7 +9,7 @@ from fraglab.gemm import schedule, wgmma
 
 def test_rules_are_named_and_every_choice_is_a_launcher_tile():
     seen = set()
-    for m in (1, 16, 64, 65, 128, 1000, 2048, 3000, 4095, 8192):
+    for m in (1, 16, 64, 65, 128, 160, 1000, 2048, 3000, 4095, 8192):
         for n in (8, 1000, 3000, 4096, 14336):
             for k in (8, 1000, 4096, 8192):
                 for dtype, order in (("f16", "C"), ("bf16", "F"), ("e4m3", "F")):
@@ -142,6 +142,42 @@ def test_rule_waves_picks_by_useful_share_times_rate():
     assert schedule.choose(2560, 2560, 2560).tile == "128x256"
 
 
+def test_rule_row_padding_takes_64_row_tiles_between_128_and_192_rows():
+    # M 160: 128-row tiles compute 256 rows (128x64 35.2 us at N = K = 4096), 64-row tiles 192: 64x128pc2's 64 units
+    # of two (128 blocks) 23.6; N 6144 / 8192: 64x192p's 96 / 129 tiles (29.1 / 33.2 against 128x128's 38.9 /
+    # 44.5); N 11008: 64x192p would be 174 tiles, 64x256p's 129 fit (41.6 against 128x192's 47.5)
+    for m in (129, 160, 176, 192):
+        for order, dtype in (("F", "f16"), ("C", "bf16")):
+            for n, k, tile in ((4096, 4096, "64x128pc2"), (4096, 14336, "64x128pc2"), (6144, 4096, "64x192p"),
+                               (8192, 4096, "64x192p"), (11008, 4096, "64x256p")):
+                s = schedule.choose(m, n, k, dtype, order, "f16")
+                assert (s.tile, s.rule, s.l2_promotion) == (tile, "row_padding", "256B"), (m, n, k)
+        # N 14336: 168 tiles of 64x256 are past one wave: 128x256 (54.2 us against 64x256p's 64.6 at M 160)
+        assert schedule.choose(m, 14336, 4096, "f16", "F", "f16").tile == "128x256"
+    # the edges: 128 rows keep split-K, 193 rows the 128-row tiles (less padding: M 224 128x64 23.4 against 24.2)
+    assert schedule.choose(128, 4096, 4096, "f16", "F", "f16").rule == "split_k"
+    assert schedule.choose(193, 4096, 4096, "f16", "F", "f16").rule == "few_tiles"
+    # M 65-96: a 128-row box 32 or more rows past M (TMA's zero fill costs: 128x64 33.0 us at M 72, 25.9 at 128,
+    # N 6144, K 4096; 64x128pc2 26.1): N 6144 / 8192 64x128pc2 (96 / 128 blocks), N 10240 64x192p (108 tiles)
+    for m in (65, 72, 80, 96):
+        for n, k, tile in ((6144, 4096, "64x128pc2"), (8192, 8192, "64x128pc2"), (10240, 8192, "64x192p")):
+            s = schedule.choose(m, n, k, "f16", "F", "f16")
+            assert (s.tile, s.rule) == (tile, "row_padding"), (m, n, k)
+        # N 14336: no 64x256p below 129 rows (1-2 % behind 128x128 at M 80 / 96): the waves rule
+        assert schedule.choose(m, 14336, 4096, "f16", "F", "f16").rule == "waves"
+    # 97 rows and more: 31 or fewer padding rows, the 128-row tiles (M 104, N 6144: 128x64 27.2 against 26.2, 112:
+    # 25.7 against 26.2)
+    for m in (97, 104, 112):
+        assert schedule.choose(m, 6144, 4096, "f16", "F", "f16").tile == "128x64"
+    # a tile that would leave most SMs idle is not taken: N 2048 gives 64x128pc2 64 blocks, fewer than half of 132
+    assert schedule.choose(160, 2048, 4096, "f16", "F", "f16").rule != "row_padding"
+    assert schedule.choose(160, 3072, 4096, "f16", "F", "f16").tile == "64x128pc2"   # 96 blocks
+    assert schedule.choose(160, 4096, 4096, "f16", "F", "f16", sm_count=100).tile != "64x128pc2"   # 128 > 100
+    # not for e4m3 (its 64-row tiles are unmeasured) nor rows off 32-byte pitches (rule sector_misaligned_rows)
+    assert schedule.choose(160, 4096, 4096, "e4m3", "F", "f16").rule != "row_padding"
+    assert schedule.choose(160, 4104, 4096, "f16", "F", "f16").rule == "sector_misaligned_rows"
+
+
 def test_rule_few_tiles_takes_the_smallest_tile():
     # M = 128, N = 4096: 32 tiles of 128x128 (a quarter wave); 64x64p gives 128 (20.0 us against 128x64's 22.0)
     # where K is too short for split-K
@@ -177,6 +213,12 @@ def test_rule_split_k_for_few_tiles_and_a_long_k():
     assert schedule.choose(64, 66 * 64, 8192, "f16", "F", "f16").tile == "64x64pk2"
     assert schedule.choose(64, 66 * 64 + 8, 8192, "f16", "F", "f16").tile == "64x64p"
     assert schedule.choose(64, 4096, 8192, "f16", "F", "f16", sm_count=100).tile == "64x64p"
+    # M 65-96 (a 128-row box a quarter or more past M): from K 6144 only (M 80, us, 128x64k2 / 64x64p: K 4096
+    # 23.9 / 21.4, K 6144 29.0 / 29.1, K 8192 32.1 / 36.8)
+    for m in (72, 80, 96):
+        assert schedule.choose(m, 4096, 4096, "f16", "F", "f16").tile == "64x64p"
+        assert schedule.choose(m, 4096, 6144, "f16", "F", "f16").tile == "128x64k2"
+    assert schedule.choose(97, 4096, 4096, "f16", "F", "f16").tile == "128x64k2"
     # not for e4m3 (unmeasured), rows off 32-byte pitches (K 8200: 16400-byte rows), or past 128 rows
     assert schedule.choose(64, 4096, 8192, "e4m3", "F", "f16").rule != "split_k"
     assert schedule.choose(64, 4096, 8200, "f16", "F", "f16").rule != "split_k"

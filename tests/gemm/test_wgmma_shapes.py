@@ -31,8 +31,17 @@ def test_ragged_and_decode_sets_hold_the_issue_shapes():
     assert decode[0].weight_bytes_f16 == decode[0].n * decode[0].k * 2
 
 
+def test_batch_set_is_the_projections_at_serving_batches_between_the_other_sets():
+    rows = shapes.shape_set("batch")
+    assert len(rows) == 2 * 4 * 5 and {s.m for s in rows} == {80, 96, 160, 192, 256}
+    llm = {(s.label, s.n, s.k) for s in shapes.shape_set("llm")}
+    assert {(s.label, s.n, s.k) for s in rows} == llm   # the same eight projections
+    # between the decode set's 128 rows and prefill: rows no 128-row tile divides
+    assert all(s.m % 128 for s in rows if s.m != 256)
+
+
 def test_unknown_set_is_an_input_error_naming_the_choices():
-    with pytest.raises(InputError, match="--shapes.*llm, ragged, decode"):
+    with pytest.raises(InputError, match="--shapes.*llm, ragged, decode, batch"):
         shapes.shape_set("gpt")
 
 
