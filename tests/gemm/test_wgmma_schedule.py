@@ -178,6 +178,19 @@ def test_rule_row_padding_takes_64_row_tiles_between_128_and_192_rows():
     assert schedule.choose(160, 4104, 4096, "f16", "F", "f16").rule == "sector_misaligned_rows"
 
 
+def test_rule_row_padding_leaves_the_measured_sets_alone():
+    # the decode, llm and ragged sets were measured on the rules before it: none of them reaches row_padding, and
+    # every problem of the batch set between 64 and 192 rows with 32 or more padding rows does (where a tile fits)
+    from fraglab.bench import shapes
+    for name in ("decode", "llm", "ragged"):
+        for sh in shapes.shape_set(name):
+            for order in ("F", "C"):
+                assert schedule.choose(sh.m, sh.n, sh.k, "f16", order, "f16").rule != "row_padding", (name, sh)
+    padded = [sh for sh in shapes.shape_set("batch") if sh.m in (80, 96, 160, 192)]
+    rules = {schedule.choose(sh.m, sh.n, sh.k, "f16", "F", "f16").rule for sh in padded}
+    assert "row_padding" in rules and rules <= {"row_padding", "split_k", "waves", "few_tiles"}
+
+
 def test_rule_few_tiles_takes_the_smallest_tile():
     # M = 128, N = 4096: 32 tiles of 128x128 (a quarter wave); 64x64p gives 128 (20.0 us against 128x64's 22.0)
     # where K is too short for split-K
