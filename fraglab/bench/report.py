@@ -7,7 +7,9 @@ import math
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from ..files import write_output
+from ..files import check_suffix, write_output
+
+JSON_NAME = "results.json"   # what --json writes inside a folder
 
 
 def _json_default(value: Any) -> Any:
@@ -37,10 +39,16 @@ def _json_safe(value: Any) -> Any:
     return value
 
 
+def check_json_path(path: Path | None) -> None:
+    """save_json's rules for `path` (a target it may write, a suffix that is not another format's): asked before
+    minutes of timing, so that a bad --json is refused then and not after."""
+    check_suffix(path, "json", "--json")
+
+
 def save_json(obj: Any, path: Path) -> None:
     """Write `obj` as indented JSON, whole or not at all."""
     text = json.dumps(_json_safe(json.loads(json.dumps(obj, default=_json_default))), indent=2) + "\n"
-    write_output(path, text, default_name="results.json", argument="--json")
+    write_output(path, text, default_name=JSON_NAME, argument="--json", fmt="json")
 
 
 def size_label(row: dict) -> str:

@@ -15,6 +15,7 @@ import typer
 
 from ..errors import CheckFailed, InputError
 from ..errors import check_choice
+from ..bench.report import check_json_path
 from ..files import check_target, is_stdout
 from ..gemm.epilogue import ACT_KINDS, BIAS_MODES
 from ..gemm.validate import OUT_DTYPES
@@ -117,7 +118,7 @@ def gemm_command(
     chain: Annotated[Optional[int], typer.Option("--chain", help="With --bench --shapes or --tune: time chains of N launches back to back between one event pair (as a model's layers run: a kernel may start while the one before it ends), per launch; default 1, an event pair per launch")] = None,
 ):
     """Run the GEMM with a fused epilogue: check it against float64 and/or benchmark it."""
-    check_target(json_path, "--json")   # before minutes of timing, not after
+    check_json_path(json_path)   # before minutes of timing, not after
     _choice(act, ACT_KINDS, "--act")
     _choice(bias, BIAS_MODES, "--bias")
     _choice(out_dtype, OUT_DTYPES, "--out-dtype")
@@ -372,7 +373,7 @@ def peak_command(
         fail(f"invalid --iters {iters}: must be a positive integer")
     if not sustain >= 0 or sustain > 600:
         fail(f"invalid --sustain {sustain}: seconds between 0 and 600")
-    check_target(json_path, "--json")
+    check_json_path(json_path)
     from ..runtime import gpu
     gpu.cupy()  # no usable GPU: one line, before a progress bar draws anything on a terminal
     with benchmod.progress(transient=True) as prog:
@@ -404,7 +405,7 @@ def _memory_ceilings(probe: Optional[list[str]], sizes: Optional[str], reader: O
         fail("--probe names tensor-core probes; with --memory choose --reader (ldg, bulk) and --sizes")
     chosen = memory.parse_sizes(sizes) if sizes is not None else memory.default_sizes()
     readers = memory.parse_readers(reader)
-    check_target(json_path, "--json")
+    check_json_path(json_path)
     _check_plot(plot)
     from ..runtime import gpu
     gpu.cupy()  # no usable GPU: one line, before a progress bar draws anything on a terminal

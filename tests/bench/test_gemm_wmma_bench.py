@@ -38,6 +38,22 @@ def test_save_json_writes_whole_files_and_nan_as_null(tmp_path):
     assert json.loads(path.read_text()) == {"x": 1.5, "nan": None, "arr": [0, 1, 2]}
 
 
+def test_the_json_path_check_is_the_writers_rule(tmp_path):
+    # what the commands ask before timing (check_json_path) refuses what save_json would refuse after it
+    from fraglab.bench.report import check_json_path
+    from fraglab.errors import InputError
+    for name in ("rows.png", "rows.svg", "rows.html", "rows.csv", "rows.txt"):
+        with pytest.raises(InputError, match="--json"):
+            check_json_path(tmp_path / name)
+        with pytest.raises(InputError, match="--json"):
+            bench.save_json({"x": 1}, tmp_path / name)
+        assert not (tmp_path / name).exists()
+    for name in ("rows.json", "rows", "rows.out"):   # .json, no suffix, or one no format owns
+        check_json_path(tmp_path / name)
+        bench.save_json({"x": 1}, tmp_path / name)
+        assert json.loads((tmp_path / name).read_text()) == {"x": 1}
+
+
 def test_save_json_leaves_nothing_behind_on_failure(tmp_path):
     path = tmp_path / "r.json"
     path.write_text("old")

@@ -49,6 +49,12 @@ def fake_gpu(monkeypatch):
     (("peak", "--sizes", "32"), "--sizes goes with --memory"),
     (("peak", "--reader", "ldg"), "--reader goes with --memory"),
     (("peak", "--memory", "--json", "/"), "invalid --json '/'"),
+    # a suffix of another format: refused before the timing as the writer would refuse it after (save_json's rule)
+    (("gemm", "--bench", "--json", "rows.png"), "invalid --json 'rows.png': its suffix .png is for png"),
+    (("gemm", "--bench", "--shapes", "decode", "--json", "decode.svg"), "use a name ending in .json"),
+    (("gemm", "--tune", "--shapes", "decode", "--json", "t.html"), "invalid --json 't.html'"),
+    (("peak", "--json", "peak.png"), "invalid --json 'peak.png'"),
+    (("peak", "--memory", "--json", "m.csv"), "invalid --json 'm.csv'"),
     (("peak", "--memory", "--plot", "rates.txt"), "invalid --plot 'rates.txt'"),
     (("peak", "--plot", "rates.png"), "--plot goes with --memory"),
 ])
