@@ -219,9 +219,9 @@ def choose(m: int, n: int, k: int, dtype: str = "f16", b_order: str = "C", out_d
     if not aligned:
         if sixteen_bit:
             one_wave = sm_count // 2   # clusters of two (either fitting implies 128x128 tiles fit one wave)
-            if cluster_units(m, n, 64, 128, 2) <= one_wave:
+            if cluster_units(m, n, *TILE_SHAPES["64x128pc2"]) <= one_wave:
                 tile = "64x128pc2"
-            elif cluster_units(m, n, 128, 128, 2) <= one_wave:
+            elif cluster_units(m, n, *TILE_SHAPES["128x128c2"]) <= one_wave:
                 tile = "128x128c2"
             else:
                 tile = _best_tile(m, n, sm_count, TILE_RATE_MISALIGNED)

@@ -92,7 +92,7 @@ def test_small_misaligned_problems_get_a_tile_whose_units_fit_one_wave():
                 continue
             s = schedule.choose(m, n, 1000, "f16", "C", "f16")
             assert s.rule == "sector_misaligned_rows", (m, n)
-            bm, bn, cluster = {"64x128pc2": (64, 128, 2), **schedule.TILE_SHAPES}[s.tile]
+            bm, bn, cluster = schedule.TILE_SHAPES[s.tile]
             assert schedule.cluster_units(m, n, bm, bn, cluster) <= 132 // cluster, (m, n, s.tile)
 
 
@@ -110,7 +110,7 @@ def test_the_weighed_tiles_are_the_launchers():
         tile = wgmma.TILES[name]
         assert (tile.bm, tile.bn, tile.cluster_m) == (bm, bn, cluster), name
     for rates in (schedule.TILE_RATE, schedule.TILE_RATE_MISALIGNED, schedule.TILE_RATE_MISALIGNED_FP8,
-                  schedule.SPLIT_K_MIN_K):
+                  schedule.SPLIT_K_MIN_K, schedule.ROW_PADDING_TILES):
         assert set(rates) <= set(schedule.TILE_SHAPES)
 
 
