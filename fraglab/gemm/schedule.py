@@ -16,7 +16,10 @@ in docs/results/h100_2026-11-25b/gemm/, and H200 2026-11-26, docs/results/h200_2
    well ahead on the H200), and 128x64k2 from K 4096 too: at K 4096 that H100 lost 2-3% (the cluster's launch and
    hand-over cost about a microsecond), but another H100 (2026-11-26 11:3x UTC, B column- / row-major) gains 5-9%
    (21.1 / 20.5 against 64x64p's 22.1 / 22.5; torch.mm 17.9 / 17.8) and the H200 17% (18.6 / 18.3 against 22.4 /
-   22.3).
+   22.3). For M <= 64 in stages of two K-blocks (64x64pk2kb2; H100 2026-11-27 14:24-14:27 UTC, us, B column- /
+   row-major, against 64x64pk2: K 4096 18.29 / 17.95 against 19.07 / 18.46, K 11008 37.55 / 36.75 against 38.21 /
+   37.84, K 14336 46.88 / 46.00 against 47.52 / 46.96; `docs/results/h100_2026-11-27f/`). 128x64k2 keeps one:
+   with two, three stages fit (21.06 against 20.00 at M 128, K 4096).
 1. `one_row_tile`: M <= 64 takes a ping-pong 64-row tile (no padding rows; each consumer streams its own tile of
    the weight): 64x64p where its tiles fit one wave (f16 / bf16; more SMs streaming the weight: H200 01:1x UTC,
    M = 64, N = K = 4096, us, 64x64p / 64x256p / skinny GEMM: B column-major 19.8 / 28.4 / 26.1, row-major
@@ -25,7 +28,11 @@ in docs/results/h100_2026-11-25b/gemm/, and H200 2026-11-26, docs/results/h200_2
    column-major B (nn.Linear's weight) and 16-bit inputs 64x128p instead (H100 2026-11-26 15:56 UTC, M 64, us,
    64x128p / 64x256p / torch.mm, docs/results/h100_2026-11-26e/gemm/): N 11008 K 4096 / 11008 / 14336 37.6 / 40.9
    / 36.8, 89.8 / 96.0 / 90.6, 112.0 / 121.7 / 123.1; N 14336 46.6 / 48.1 / 46.2, 115.0 / 116.8 / 114.0, 141.6 /
-   147.7 / 143.0; a row-major B keeps 64x256p (N 11008 K 11008 92.6 / 88.9, N 14336 K 14336 144.2 / 140.6).
+   147.7 / 143.0; a row-major B kept 64x256p (N 11008 K 11008 92.6 / 88.9, N 14336 K 14336 144.2 / 140.6). Now
+   64x128pkb2 for both (64x128 in four stages of two K-blocks; H100 2026-11-27 14:27 UTC, us, against the tile
+   before): B column-major N 11008 K 4096 / 11008 37.47 / 91.04 against 64x128p's 37.66 / 91.65, N 14336 K 4096 /
+   14336 46.13 / 142.54 against 46.72 / 143.17; row-major N 11008 36.70 / 86.50 against 64x256p's 38.21 / 89.34,
+   N 14336 45.50 / 142.94 against 46.66 / 141.50.
 2. `sector_misaligned_rows`: a row pitch of A, B or D that is not a multiple of 32 bytes (one L2 sector) makes
    every other row of a TMA box start mid-sector (two L2 lines, five sectors for four); L2 promotion off then
    reads fewer bytes (H100, 3000^3 128x256: 355 with 256-byte promotion, 401 without). What wins back the rest is
@@ -51,7 +58,10 @@ in docs/results/h100_2026-11-25b/gemm/, and H200 2026-11-26, docs/results/h200_2
    (M 65-96 and 129-192; f16 / bf16, rows at 32-byte pitches). TMA fills a box's rows past M with zeros, and that
    costs: 128x64 at M 72 / 88 / 104 / 112 / 128, N 6144, K 4096 takes 33.0 / 30.6 / 27.2 / 25.7 / 25.9 us, where
    64x128pc2 takes 26.1-26.4 throughout (`between3_F.log`); past 128 rows the 128-row tiles also compute 256 rows
-   where 64-row ones compute 192. The first of 64x128pc2 (pairs of row tiles sharing B by multicast), 64x192p and
+   where 64-row ones compute 192. The first of 64x128pkb2 (stages of two K-blocks; it replaced 64x128pc2, pairs of
+   row tiles sharing B by multicast: H100 2026-11-27 14:27 UTC, us, 160x4096x4096 B row-major 22.11 against 23.63,
+   160x4096x14336 61.92 / 64.48, 192x4096x4096 22.54 / 23.65, 192x4096x14336 row-major 60.34 / 66.40, 80x6144x4096
+   25.92 / 26.30, 96x6144x4096 row-major 25.50 / 25.38), 64x192p and
    64x256p (past 128 rows only) whose blocks fit one wave and fill at least half of it (ROW_PADDING_TILES); where
    none does (N 14336 at M 160: 168 tiles of 64x256), the rules below. Split-K (rule 0) takes such M from K 6144
    only (SPLIT_K_MIN_K_PADDED: M 80, N 4096, us, 128x64k2 / 64x64p: K 4096 23.9 / 21.4, K 6144 29.0 / 29.1, K 8192
@@ -104,7 +114,8 @@ ONE_ROW_TILE_M = 64
 TILE_SHAPES = {"128x256": (128, 256, 1), "128x192": (128, 192, 1), "128x128": (128, 128, 1), "64x64p": (64, 64, 1),
                "128x192c2": (128, 192, 2), "192x192c2": (192, 192, 2), "64x64pk2": (64, 64, 1),
                "128x64k2": (128, 64, 1), "128x128c2": (128, 128, 2), "64x128pc2": (64, 128, 2),
-               "64x192p": (64, 192, 1), "64x256p": (64, 256, 1)}
+               "64x192p": (64, 192, 1), "64x256p": (64, 256, 1), "64x64pk2kb2": (64, 64, 1),
+               "64x128pkb2": (64, 128, 1)}
 # Rate of a tile relative to the first (TFLOP/s / useful_share), measured at 4096^3 (128x128: 641 / 746) and at
 # 3000^3 with 128-byte row pitches (128x192: 632 / 0.925 against 128x256: 515 / 0.694)
 TILE_RATE = {"128x256": 1.0, "128x192": 0.92, "128x128": 0.86}
@@ -119,19 +130,20 @@ TILE_RATE_MISALIGNED = {"128x192c2": 1.0, "192x192c2": 1.10, "128x256": 0.92, "1
 TILE_RATE_MISALIGNED_FP8 = {"128x256": 1.0, "128x128": 0.70}
 # launcher tiles measured for 16-bit inputs only
 SIXTEEN_BIT_ONLY = ("128x192", "128x192c2", "192x192c2", "64x128pc2", "64x64p", "64x64pk2", "128x64k2", "128x128c2",
-                    "64x128p", "64x192p")
+                    "64x128p", "64x192p", "64x64pk2kb2", "64x128pkb2")
 _BYTES = {"f16": 2, "bf16": 2, "f32": 4, "e4m3": 1}
 L2_PROMOTIONS = ("none", "64B", "128B", "256B")
 DEFAULT_L2_PROMOTION = "256B"
 RULES = ("block_scales", "split_k", "one_row_tile", "sector_misaligned_rows", "row_padding", "waves", "few_tiles")
-SPLIT_K_MIN_K = {"64x64pk2": 4096, "128x64k2": 4096}   # the split-K tile for M <= 64 / above, from this K
+SPLIT_K_MIN_K = {"64x64pk2kb2": 4096, "128x64k2": 4096}   # the split-K tile for M <= 64 / above, from this K
+SPLIT_K_BLOCK_SCALES_MIN_K = 4096   # rule block_scales' split-K tiles (one K-block a stage: 64x64pk2, 128x64k2)
 SPLIT_K_MAX_M = 128
 BLOCK_SCALE_TILES = ("128x128", "128x64", "64x64p", "64x64pk2", "128x64k2")   # what rule block_scales picks
 ROW_PADDING_MIN_ROWS = 32   # rule row_padding: the last 128-row tile has at least this many rows past M ...
 ROW_PADDING_MAX_M = 192      # ... and 64 < M <= this
 # its candidates, narrowest first, each from this many rows on (64x256p: past 128; at M 80 / 96, N 14336 it trails
 # 128x128 by 1-2 %)
-ROW_PADDING_TILES = {"64x128pc2": 64, "64x192p": 64, "64x256p": 128}
+ROW_PADDING_TILES = {"64x128pkb2": 64, "64x192p": 64, "64x256p": 128}
 SPLIT_K_MIN_K_PADDED = 6144   # 128x64k2's shortest K where rule row_padding's padding applies (M <= 96)
 SKINNY_RULE = "skinny_split_k"   # choose_kernel's one rule
 SKINNY_MAX_M = 32
@@ -197,7 +209,7 @@ def choose(m: int, n: int, k: int, dtype: str = "f16", b_order: str = "C", out_d
     aligned = sector_aligned(m, n, k, dtype, b_order, out_dtype, a_order)
     promotion = DEFAULT_L2_PROMOTION if aligned else "none"
     if block_scaled:
-        if m <= SPLIT_K_MAX_M and k >= SPLIT_K_MIN_K["64x64pk2"]:
+        if m <= SPLIT_K_MAX_M and k >= SPLIT_K_BLOCK_SCALES_MIN_K:
             for split in ("64x64pk2",) if m <= ONE_ROW_TILE_M else ("64x64pk2", "128x64k2"):
                 bm, bn, _ = TILE_SHAPES[split]
                 if tile_count(m, n, bm, bn) <= sm_count // 2:
@@ -207,7 +219,7 @@ def choose(m: int, n: int, k: int, dtype: str = "f16", b_order: str = "C", out_d
         return Schedule("128x128" if tile_count(m, n, 128, 128) >= sm_count else "128x64", promotion, "block_scales")
     padded = ONE_ROW_TILE_M < m <= ROW_PADDING_MAX_M and -m % 128 >= ROW_PADDING_MIN_ROWS
     if sixteen_bit and aligned and m <= SPLIT_K_MAX_M:
-        tile = "64x64pk2" if m <= ONE_ROW_TILE_M else "128x64k2"
+        tile = "64x64pk2kb2" if m <= ONE_ROW_TILE_M else "128x64k2"
         bm, bn, _ = TILE_SHAPES[tile]
         min_k = SPLIT_K_MIN_K_PADDED if padded else SPLIT_K_MIN_K[tile]
         if k >= min_k and tile_count(m, n, bm, bn) <= sm_count // 2:   # two blocks per tile
@@ -215,7 +227,7 @@ def choose(m: int, n: int, k: int, dtype: str = "f16", b_order: str = "C", out_d
     if m <= ONE_ROW_TILE_M:
         if sixteen_bit and tile_count(m, n, 64, 64) <= sm_count:
             return Schedule("64x64p", promotion, "one_row_tile")
-        return Schedule("64x128p" if sixteen_bit and b_order == "F" else "64x256p", promotion, "one_row_tile")
+        return Schedule("64x128pkb2" if sixteen_bit else "64x256p", promotion, "one_row_tile")
     if not aligned:
         if sixteen_bit:
             one_wave = sm_count // 2   # clusters of two (either fitting implies 128x128 tiles fit one wave)

@@ -54,6 +54,8 @@ class TileConfig:
     max_store_buffers: int = 2   # staging buffers per consumer for D, where two fit
     cluster_k: int = 1     # 2: clusters of two blocks on one tile, half of K each, summed in the first (split-K)
     cluster_n: int = 1     # 2: the cluster also spans two horizontally adjacent tiles, A multicast to both
+    stage_k: int = 1       # K-blocks per stage (WgmmaTile::StageK): one TMA thread lands a stage in a roughly
+    #                        fixed time plus its bytes, so small tiles stream faster with two
 
     @property
     def consumers(self) -> int:
@@ -82,15 +84,15 @@ class TileConfig:
         bias_bytes = -(-bias_floats * 4 // 1024) * 1024
         # ring full / empty, two ping-pong turns, bias full / empty per consumer (+ split-K reduce full / free)
         barriers = 2 * self.stages + 2 + 2 * self.consumers * (2 if self.cluster_k > 1 else 1)
-        return (self.stages * (self.bm * BK * 2 + BK * self.bn * 2) + bias_bytes + self.reduce_bytes + barriers * 8
+        return (self.stages * self.stage_k * (self.bm * BK * 2 + BK * self.bn * 2) + bias_bytes + self.reduce_bytes + barriers * 8
                 + 1024)
 
     @property
     def holds_block_scales(self) -> bool:
         """Block-scaled fp8 fits: one 128-column block of B per tile, and a second accumulator (a K-block's
         product) beside the first within a consumer's accumulator budget (wgmma.cu's static_asserts: 128
-        registers of two consumers' 232, 96 of three's 152)."""
-        return self.bn in (64, 128) and 2 * (self.warpgroup_rows // 64) * self.bn // 2 <= (
+        registers of two consumers' 232, 96 of three's 152), and one K-block a stage (each is promoted alone)."""
+        return self.stage_k == 1 and self.bn in (64, 128) and 2 * (self.warpgroup_rows // 64) * self.bn // 2 <= (
             128 if self.consumers == 2 else 96)
 
     @property
@@ -111,15 +113,15 @@ class TileConfig:
     def cpp(self, staged_store: bool = False) -> str:
         return (f"fraglab::wgmma_gemm::WgmmaTile<{self.bm}, {self.bn}, {self.stages}, {self.group_m}, "
                 f"{'true' if self.pingpong else 'false'}, {self.cluster_m}, {'true' if staged_store else 'false'}, "
-                f"{self.max_store_buffers}, {self.cluster_k}, {self.cluster_n}>")
+                f"{self.max_store_buffers}, {self.cluster_k}, {self.cluster_n}, {self.stage_k}>")
 
 
 # The launcher's tiles (benchmarks/wgmma_suite.py --tiles times the candidates; the winners stay here).
 # Suffix p: ping-pong schedule; c2: clusters of two blocks with B multicast (c2x2: two by two, A multicast along N
 # too; n2: one by two, A multicast); k2: clusters of two splitting K; gN: N row tiles per group; s3: 3 stages; b1:
-# one D staging buffer per consumer.
+# one D staging buffer per consumer; kbN: N K-blocks per stage.
 # The measurements behind each tile and its settings: docs/wgmma-gemm.md, "The launcher's tiles, as measured".
-# Which of them a problem gets is fraglab/gemm/schedule.py's rules (64x64p / 64x128p / 64x256p: M <= 64).
+# Which of them a problem gets is fraglab/gemm/schedule.py's rules (64x64p / 64x64pk2kb2 / 64x128pkb2: M <= 64).
 TILES: dict[str, TileConfig] = {
     "128x256": TileConfig(128, 256, 4, 16),
     "128x192": TileConfig(128, 192, 4, 16),
@@ -135,6 +137,8 @@ TILES: dict[str, TileConfig] = {
     "128x128c2": TileConfig(128, 128, 6, cluster_m=2),
     "64x128p": TileConfig(64, 128, 7, pingpong=True),
     "64x192p": TileConfig(64, 192, 6, pingpong=True),
+    "64x64pk2kb2": TileConfig(64, 64, 5, pingpong=True, cluster_k=2, stage_k=2),
+    "64x128pkb2": TileConfig(64, 128, 4, pingpong=True, stage_k=2),
 }
 EXPERIMENTAL_TILES: dict[str, TileConfig] = {
     "128x128p": TileConfig(128, 128, 6, pingpong=True),
@@ -162,6 +166,16 @@ EXPERIMENTAL_TILES: dict[str, TileConfig] = {
     "128x64n2": TileConfig(128, 64, 8, cluster_n=2),
     "128x128n2": TileConfig(128, 128, 6, cluster_n=2),
     "128x192c2x2": TileConfig(128, 192, 4, 16, cluster_m=2, cluster_n=2),
+    "64x64pkb2": TileConfig(64, 64, 6, pingpong=True, stage_k=2),
+    "64x64pkb4": TileConfig(64, 64, 3, pingpong=True, stage_k=4),
+    "64x64pk2kb4": TileConfig(64, 64, 2, pingpong=True, cluster_k=2, stage_k=4),
+    "128x64kb2": TileConfig(128, 64, 4, stage_k=2),
+    "128x64kb4": TileConfig(128, 64, 2, stage_k=4),
+    "128x64k2kb2": TileConfig(128, 64, 3, cluster_k=2, stage_k=2),
+    "64x128pc2kb2": TileConfig(64, 128, 4, pingpong=True, cluster_m=2, stage_k=2),
+    "64x192pkb2": TileConfig(64, 192, 3, pingpong=True, stage_k=2),
+    "128x128kb2": TileConfig(128, 128, 3, stage_k=2),
+    "128x128c2kb2": TileConfig(128, 128, 3, cluster_m=2, stage_k=2),
 }
 ALL_TILES = {**TILES, **EXPERIMENTAL_TILES}
 SIXTEEN_BIT_TILES = schedule.SIXTEEN_BIT_ONLY   # launcher tiles for f16 / bf16 inputs only
@@ -215,6 +229,10 @@ class WgmmaKernelSpec:
         if "copy" in (self.a_load, self.b_load) and self.tile_config.cluster_blocks > 1:
             raise ValueError(f"tile {self.tile!r} runs in clusters: the copy loader (a_load / b_load 'copy') needs "
                              f"a one-block tile")
+        if "copy" in (self.a_load, self.b_load) and self.tile_config.stage_k > 1:
+            raise ValueError(f"tile {self.tile!r} holds {self.tile_config.stage_k} K-blocks a stage: the copy loader "
+                             f"(a_load / b_load 'copy') fills one K-block a stage")
+
 
     @property
     def copied_operands(self) -> int:

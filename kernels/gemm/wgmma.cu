@@ -73,8 +73,12 @@ __host__ __device__ constexpr int consumer_regs() {
 // its 64-row boxes j with j % ClusterN == n_rank) and multicasts them to the blocks of its row; B as above within
 // its column. A stage of a block is written by the blocks of its row and of its column, so its consumers release
 // it to all of them (ClusterM + ClusterN - 1 blocks).
+// StageK: K-blocks per stage (their A and B one after the other, K-block j at j * kKBlockBytes). One TMA producer
+// thread lands a stage in a roughly fixed time plus its bytes (docs/wgmma-gemm.md, "one stage per ~0.3 us"), so
+// the small tiles of decode M stream faster with two K-blocks a stage. A tile's last stage is filled up with
+// zeros (boxes past K) so that every stage is StageK K-blocks of wgmma with no branch among them.
 template <int BM_, int BN_, int Stages_, int GroupM_, bool PingPong_, int ClusterM_ = 1, bool StagedStore_ = false,
-          int MaxStoreBuffers_ = 2, int ClusterK_ = 1, int ClusterN_ = 1>
+          int MaxStoreBuffers_ = 2, int ClusterK_ = 1, int ClusterN_ = 1, int StageK_ = 1>
 struct WgmmaTile {
   static constexpr int BM = BM_;
   static constexpr int BN = BN_;
@@ -85,6 +89,7 @@ struct WgmmaTile {
   static constexpr bool StagedStore = StagedStore_;
   static constexpr int ClusterK = ClusterK_;
   static constexpr int ClusterN = ClusterN_;
+  static constexpr int StageK = StageK_;
   static constexpr int kClusterBlocks = ClusterM * ClusterN * ClusterK;
   static constexpr int kSharingBlocks = ClusterM + ClusterN - 1;   // blocks that write into one block's stages
   static constexpr int kConsumers = !PingPong && BM == 192 ? 3 : 2;
@@ -94,7 +99,8 @@ struct WgmmaTile {
   static constexpr int kABytes = BM * kSwizzleBytes;        // (BM, one K-block of 128 bytes): row r at r * 128, swizzled
   static constexpr int kBBytes = BN * kSwizzleBytes;        // BN / 64 blocks of (K64 rows, N64 = 128 bytes), or (BN, K)
   static constexpr int kBBlockBytes = kBK * kSwizzleBytes;  // one (K64, N64) block
-  static constexpr int kStageBytes = kABytes + kBBytes;
+  static constexpr int kKBlockBytes = kABytes + kBBytes;        // one K-block's A, then its B
+  static constexpr int kStageBytes = StageK * kKBlockBytes;
   // One arrival per consuming warp of every block whose stage the producer writes (kSharingBlocks: its row and
   // column of the cluster).
   static constexpr int kEmptyArrivals = (PingPong ? 1 : kConsumers) * 4 * kSharingBlocks;
@@ -131,6 +137,7 @@ struct WgmmaTile {
   static_assert(ClusterK == 1 || (ClusterK == 2 && ClusterM == 1 && ClusterN == 1),
                 "split-K over two blocks, not with ClusterM or ClusterN");
   static_assert(BM % (64 * ClusterN) == 0, "A's box splits into whole 64-row parts between a row's blocks");
+  static_assert(StageK == 1 || StageK == 2 || StageK == 4, "one, two or four K-blocks per stage");
   static_assert(kReduceBytes % 1024 == 0, "the store buffers after the reduce buffers stay 1024-byte aligned");
   static_assert(kBiasBytes % 1024 == 0, "the store buffers after the bias stay 1024-byte aligned");
 };
@@ -784,6 +791,7 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
                                       rows_are_base_or_base_plus_8<BN>()),
                 "block scales: 8-bit inputs, one 128-column block of B per tile, and room for a second "
                 "accumulator (a K-block's product) beside the first");
+  static_assert(!Epi::kBlockScale || Tile::StageK == 1, "block scales promote each K-block: one K-block a stage");
   extern __shared__ unsigned char smem_raw[];
   // 128B-swizzle atoms need 1024-byte aligned tiles; dynamic shared memory only promises 16.
   const unsigned raw = smem_u32(smem_raw);
@@ -902,7 +910,8 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
       }
     } else if (copied_operands != 0) {
       start_wait();
-      if constexpr (Tile::kClusterBlocks == 1) {
+      // (the launcher gives the copy loader one-block tiles of one K-block a stage only: wgmma.check_load)
+      if constexpr (Tile::kClusterBlocks == 1 && Tile::StageK == 1) {
         const bool a_mn = sizeof(T) == 2 && a_mn_major;
         if (threadIdx.x / 32 != 1) {
           copy_producer<Tile, T, BKMajor, kUnitGroup>(smem_u32(smem), smem_u32(full), smem_u32(empty), M, N, K, a_mn,
@@ -934,49 +943,55 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
         constexpr bool kLoadPastEdges = ClusterM > 1 && ClusterN > 1;
         const bool has_rows = kLoadPastEdges || tm < m_tiles;
         const bool has_cols = kLoadPastEdges || tn < n_tiles;
-        for (int kb = kb_first; kb < kb_first + kb_count; ++kb, ++it) {
+        for (int kb0 = kb_first; kb0 < kb_first + kb_count; kb0 += Tile::StageK, ++it) {
           const int s = it % Stages;
           mbar_wait(&empty[s], ((it / Stages) & 1) ^ 1);
-          unsigned char* stage = smem + s * Tile::kStageBytes;
-          // The stage fills with all of this block's A and B (shares of them multicast by the other blocks).
-          mbar_arrive_expect_tx(&full[s], (has_rows ? Tile::kABytes : 0) + (has_cols ? Tile::kBBytes : 0));
-          if (has_rows && sizeof(T) == 2 && a_mn_major) {
-            // A given as K x M (row-major; an M x K column-major array): BM / 64 boxes of (K64 rows, M64), laid
-            // out like an MN-major B's blocks
+          // The stage fills with all of this block's A and B (shares of them multicast by the other blocks), StageK
+          // K-blocks of them; those past the block's share come from past K (zeros).
+          mbar_arrive_expect_tx(&full[s], Tile::StageK * ((has_rows ? Tile::kABytes : 0) +
+                                                          (has_cols ? Tile::kBBytes : 0)));
 #pragma unroll
-            for (int j = 0; j < BM / 64; ++j) {
+          for (int sub = 0; sub < Tile::StageK; ++sub) {
+            const int kb = kb0 + sub < kb_first + kb_count ? kb0 + sub : k_blocks;
+            unsigned char* stage = smem + s * Tile::kStageBytes + sub * Tile::kKBlockBytes;
+            if (has_rows && sizeof(T) == 2 && a_mn_major) {
+              // A given as K x M (row-major; an M x K column-major array): BM / 64 boxes of (K64 rows, M64), laid
+              // out like an MN-major B's blocks
+#pragma unroll
+              for (int j = 0; j < BM / 64; ++j) {
+                if constexpr (ClusterN == 1) {
+                  tma_load_2d(stage + j * Tile::kBBlockBytes, &tma_a, tm * BM + j * 64, kb * kBK, &full[s]);
+                } else if (j % ClusterN == n_rank) {
+                  tma_load_2d_multicast(stage + j * Tile::kBBlockBytes, &tma_a, tm * BM + j * 64, kb * kBK, &full[s],
+                                        a_mask);
+                }
+              }
+            } else if (has_rows) {
               if constexpr (ClusterN == 1) {
-                tma_load_2d(stage + j * Tile::kBBlockBytes, &tma_a, tm * BM + j * 64, kb * kBK, &full[s]);
-              } else if (j % ClusterN == n_rank) {
-                tma_load_2d_multicast(stage + j * Tile::kBBlockBytes, &tma_a, tm * BM + j * 64, kb * kBK, &full[s],
-                                      a_mask);
+                tma_load_2d(stage, &tma_a, kb * kBlockK, tm * BM, &full[s]);
+              } else {   // the launcher's map has boxes of BM / ClusterN rows
+                constexpr int kRows = BM / ClusterN;
+                tma_load_2d_multicast(stage + n_rank * kRows * kSwizzleBytes, &tma_a, kb * kBlockK,
+                                      tm * BM + n_rank * kRows, &full[s], a_mask);
               }
             }
-          } else if (has_rows) {
-            if constexpr (ClusterN == 1) {
-              tma_load_2d(stage, &tma_a, kb * kBlockK, tm * BM, &full[s]);
-            } else {   // the launcher's map has boxes of BM / ClusterN rows
-              constexpr int kRows = BM / ClusterN;
-              tma_load_2d_multicast(stage + n_rank * kRows * kSwizzleBytes, &tma_a, kb * kBlockK,
-                                    tm * BM + n_rank * kRows, &full[s], a_mask);
+            if constexpr (BKMajor && ClusterM == 1) {
+              // B given as N x K (row-major): one (BN rows, K64) box, laid out like A
+              if (has_cols) tma_load_2d(stage + Tile::kABytes, &tma_b, kb * kBlockK, tn * BN, &full[s]);
+            } else if constexpr (BKMajor) {
+              if (has_cols && m_rank == 0) {
+                tma_load_2d_multicast(stage + Tile::kABytes, &tma_b, kb * kBlockK, tn * BN, &full[s], b_mask);
+              }
             }
-          }
-          if constexpr (BKMajor && ClusterM == 1) {
-            // B given as N x K (row-major): one (BN rows, K64) box, laid out like A
-            if (has_cols) tma_load_2d(stage + Tile::kABytes, &tma_b, kb * kBlockK, tn * BN, &full[s]);
-          } else if constexpr (BKMajor) {
-            if (has_cols && m_rank == 0) {
-              tma_load_2d_multicast(stage + Tile::kABytes, &tma_b, kb * kBlockK, tn * BN, &full[s], b_mask);
-            }
-          }
 #pragma unroll
-          for (int j = 0; j < (BKMajor ? 0 : BN / 64); ++j) {
-            unsigned char* dst = stage + Tile::kABytes + j * Tile::kBBlockBytes;
-            if (!has_cols) break;
-            if constexpr (ClusterM == 1) {
-              tma_load_2d(dst, &tma_b, tn * BN + j * 64, kb * kBK, &full[s]);
-            } else if (j % ClusterM == m_rank) {
-              tma_load_2d_multicast(dst, &tma_b, tn * BN + j * 64, kb * kBK, &full[s], b_mask);
+            for (int j = 0; j < (BKMajor ? 0 : BN / 64); ++j) {
+              unsigned char* dst = stage + Tile::kABytes + j * Tile::kBBlockBytes;
+              if (!has_cols) break;
+              if constexpr (ClusterM == 1) {
+                tma_load_2d(dst, &tma_b, tn * BN + j * 64, kb * kBK, &full[s]);
+              } else if (j % ClusterM == m_rank) {
+                tma_load_2d_multicast(dst, &tma_b, tn * BN + j * 64, kb * kBK, &full[s], b_mask);
+              }
             }
           }
           if (it == 0) FRAGLAB_TRACE(2);
@@ -1043,7 +1058,9 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
         if (local > 0) mbar_wait(&turn[consumer], (turns + consumer + 1) & 1);
         ++turns;
       }
-      int it = local * kb_count;  // ring position of this tile's first K-block (the producer's order)
+      // stages of this tile (StageK K-blocks each), and the ring position of its first (the producer's order)
+      const int tile_stages = (kb_count + Tile::StageK - 1) / Tile::StageK;
+      int it = local * tile_stages;
       if constexpr (ClusterK > 1 || Epi::kBlockScale) {
         // split-K: a block left no K-blocks (K of one block) adds zeros; block scales add each K-block's scaled
         // product (zeroed here, before any wgmma, so that no branch touches the accumulators while wgmmas may be
@@ -1122,33 +1139,37 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
           it += kb_count;
         } else {
           constexpr bool kAMN = decltype(a_order)::value;
-          for (int kb = 0; kb < kb_count; ++kb, ++it) {
+          for (int st = 0; st < tile_stages; ++st, ++it) {
             const int s = it % Stages;
             mbar_wait(&full[s], (it / Stages) & 1);
             if (it == 0 && threadIdx.x == 128) FRAGLAB_TRACE(3);
-            const unsigned a_base = smem_u32(smem + s * Tile::kStageBytes) + a_row_offset * kSwizzleBytes;
-            const unsigned b_base = smem_u32(smem + s * Tile::kStageBytes + Tile::kABytes);
             wgmma_fence();
 #pragma unroll
-            for (int kk = 0; kk < kSteps; ++kk) {
-              // A and a K-major B: a step is 32 bytes along the swizzled 128-byte row, 8-row atoms 1024 bytes apart;
-              // an MN-major A or B (16-bit): k16 = 16 rows of 128 bytes, 64-element blocks kBBlockBytes apart.
-              const unsigned long long desc_b =
-                  BKMajor ? smem_desc(b_base + kk * 32, 16, 1024)
-                          : smem_desc(b_base + kk * 16 * kSwizzleBytes, BOff::kLbo, BOff::kSbo);
+            for (int sub = 0; sub < Tile::StageK; ++sub) {
+              const unsigned stage = smem_u32(smem + s * Tile::kStageBytes + sub * Tile::kKBlockBytes);
+              const unsigned a_base = stage + a_row_offset * kSwizzleBytes;
+              const unsigned b_base = stage + Tile::kABytes;
 #pragma unroll
-              for (int mm = 0; mm < kMmaM; ++mm) {
-                // m64 rows of A: one 8 KB block either way (64 rows of 128 bytes, or 64 K-rows of 64 elements)
-                const unsigned a_rows = a_base + mm * 64 * kSwizzleBytes;
-                const unsigned long long desc_a =
-                    kAMN ? smem_desc(a_rows + kk * 16 * kSwizzleBytes, BOff::kLbo, BOff::kSbo)
-                         : smem_desc(a_rows + kk * 32, 16, 1024);
-                wgmma_tile_step<BN, T, BKMajor, kAMN>(acc[mm], desc_a, desc_b, (kb > 0 || kk > 0) ? 1 : 0);
+              for (int kk = 0; kk < kSteps; ++kk) {
+                // A and a K-major B: a step is 32 bytes along the swizzled 128-byte row, 8-row atoms 1024 bytes apart;
+                // an MN-major A or B (16-bit): k16 = 16 rows of 128 bytes, 64-element blocks kBBlockBytes apart.
+                const unsigned long long desc_b =
+                    BKMajor ? smem_desc(b_base + kk * 32, 16, 1024)
+                            : smem_desc(b_base + kk * 16 * kSwizzleBytes, BOff::kLbo, BOff::kSbo);
+#pragma unroll
+                for (int mm = 0; mm < kMmaM; ++mm) {
+                  // m64 rows of A: one 8 KB block either way (64 rows of 128 bytes, or 64 K-rows of 64 elements)
+                  const unsigned a_rows = a_base + mm * 64 * kSwizzleBytes;
+                  const unsigned long long desc_a =
+                      kAMN ? smem_desc(a_rows + kk * 16 * kSwizzleBytes, BOff::kLbo, BOff::kSbo)
+                           : smem_desc(a_rows + kk * 32, 16, 1024);
+                  wgmma_tile_step<BN, T, BKMajor, kAMN>(acc[mm], desc_a, desc_b, (st > 0 || sub > 0 || kk > 0) ? 1 : 0);
+                }
               }
             }
             wgmma_commit();
-            wgmma_wait<1>();  // the previous K-block's group is done: its stage can be refilled
-            if (kb > 0) release((it - 1) % Stages);
+            wgmma_wait<1>();  // the previous stage's group is done: its stage can be refilled
+            if (st > 0) release((it - 1) % Stages);
           }
         }
       };
@@ -1166,7 +1187,7 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
       // launches back to back ran up to 12 % slower at N 10240-11008 (80-86 blocks; docs/wgmma-gemm.md).
       if (unit + tile_step * clusters >= units) let_next_grid_start();
       if (local == 0 && threadIdx.x == 128) FRAGLAB_TRACE(4);
-      if (!Epi::kBlockScale && kb_count > 0) release((it - 1) % Stages);   // (block scales released each stage)
+      if (!Epi::kBlockScale && tile_stages > 0) release((it - 1) % Stages);   // (block scales released each stage)
       if constexpr (ClusterK > 1) {
         // Block 1 hands its partial sums to block 0 (consumer c to consumer c: both walk the same units) and
         // moves on; block 0 adds them and goes on to the epilogue. `reduce_round`: this consumer's tiles so far.

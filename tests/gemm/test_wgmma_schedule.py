@@ -29,15 +29,17 @@ def test_rule_one_row_tile_for_decode_m(m):
     for n, k in ((4096, 2048), (8192, 4096), (8192, 14336)):
         s = schedule.choose(m, n, k, "f16", "F", "f16")
         assert (s.tile, s.rule, s.l2_promotion) == ("64x64p", "one_row_tile", "256B"), (n, k)
-    # N 11008 / 14336: 172 / 224 tiles of 64x64 would be two waves; a column-major B takes 64x128p (86 / 112
-    # tiles: 89.8 against 64x256p's 96.0 us at M 64, N = K = 11008), a row-major one 64x256p (43 / 56 tiles: 88.9
-    # against 64x128p's 92.6)
+    # N 11008 / 14336: 172 / 224 tiles of 64x64 would be two waves; 64x128 tiles in stages of two K-blocks with
+    # either B order (86 / 112 tiles; M 64, N 11008, K 4096: 37.47 us against 64x128p's 37.66 with a column-major B,
+    # 36.70 against 64x256p's 38.21 with a row-major one)
     for n, k in ((14336, 4096), (11008, 4096), (11008, 14336)):
         s = schedule.choose(m, n, k, "f16", "F", "f16")
-        assert (s.tile, s.rule, s.l2_promotion) == ("64x128p", "one_row_tile", "256B")
+        assert (s.tile, s.rule, s.l2_promotion) == ("64x128pkb2", "one_row_tile", "256B")
         s = schedule.choose(m, n, k, "bf16", "C", "f16")
-        assert (s.tile, s.rule, s.l2_promotion) == ("64x256p", "one_row_tile", "256B")
-    assert schedule.choose(m, 4096, 4096, "e4m3", "F", "f16").tile == "64x256p"   # 64x64p: 16-bit inputs only
+        assert (s.tile, s.rule, s.l2_promotion) == ("64x128pkb2", "one_row_tile", "256B")
+    # 64x64p and 64x128pkb2: 16-bit inputs only
+    assert schedule.choose(m, 4096, 4096, "e4m3", "F", "f16").tile == "64x256p"
+    assert schedule.choose(m, 14336, 4096, "e4m3", "F", "f16").tile == "64x256p"
     # 65 rows are two 64-row tiles: the rule stops at one
     assert schedule.choose(65, 4096, 4096).rule != "one_row_tile"
 
@@ -143,12 +145,13 @@ def test_rule_waves_picks_by_useful_share_times_rate():
 
 
 def test_rule_row_padding_takes_64_row_tiles_between_128_and_192_rows():
-    # M 160: 128-row tiles compute 256 rows (128x64 35.2 us at N = K = 4096), 64-row tiles 192: 64x128pc2's 64 units
-    # of two (128 blocks) 23.6; N 6144 / 8192: 64x192p's 96 / 129 tiles (29.1 / 33.2 against 128x128's 38.9 /
-    # 44.5); N 11008: 64x192p would be 174 tiles, 64x256p's 129 fit (41.6 against 128x192's 47.5)
+    # M 160: 128-row tiles compute 256 rows (128x64 35.2 us at N = K = 4096), 64-row tiles 192: 64x128pkb2's 96
+    # tiles in stages of two K-blocks 22.3 (64x128pc2, pairs sharing B by multicast, 23.3); N 6144 / 8192: 64x192p's
+    # 96 / 129 tiles (29.1 / 33.2 against 128x128's 38.9 / 44.5); N 11008: 64x192p would be 174 tiles, 64x256p's
+    # 129 fit (41.6 against 128x192's 47.5)
     for m in (129, 160, 176, 192):
         for order, dtype in (("F", "f16"), ("C", "bf16")):
-            for n, k, tile in ((4096, 4096, "64x128pc2"), (4096, 14336, "64x128pc2"), (6144, 4096, "64x192p"),
+            for n, k, tile in ((4096, 4096, "64x128pkb2"), (4096, 14336, "64x128pkb2"), (6144, 4096, "64x192p"),
                                (8192, 4096, "64x192p"), (11008, 4096, "64x256p")):
                 s = schedule.choose(m, n, k, dtype, order, "f16")
                 assert (s.tile, s.rule, s.l2_promotion) == (tile, "row_padding", "256B"), (m, n, k)
@@ -158,9 +161,10 @@ def test_rule_row_padding_takes_64_row_tiles_between_128_and_192_rows():
     assert schedule.choose(128, 4096, 4096, "f16", "F", "f16").rule == "split_k"
     assert schedule.choose(193, 4096, 4096, "f16", "F", "f16").rule == "few_tiles"
     # M 65-96: a 128-row box 32 or more rows past M (TMA's zero fill costs: 128x64 33.0 us at M 72, 25.9 at 128,
-    # N 6144, K 4096; 64x128pc2 26.1): N 6144 / 8192 64x128pc2 (96 / 128 blocks), N 10240 64x192p (108 tiles)
+    # N 6144, K 4096; 64x128pc2 26.1, 64x128pkb2 25.9): N 6144 / 8192 64x128pkb2 (96 / 128 tiles), N 10240 64x192p
+    # (108 tiles)
     for m in (65, 72, 80, 96):
-        for n, k, tile in ((6144, 4096, "64x128pc2"), (8192, 8192, "64x128pc2"), (10240, 8192, "64x192p")):
+        for n, k, tile in ((6144, 4096, "64x128pkb2"), (8192, 8192, "64x128pkb2"), (10240, 8192, "64x192p")):
             s = schedule.choose(m, n, k, "f16", "F", "f16")
             assert (s.tile, s.rule) == (tile, "row_padding"), (m, n, k)
         # N 14336: no 64x256p below 129 rows (1-2 % behind 128x128 at M 80 / 96): the waves rule
@@ -169,10 +173,11 @@ def test_rule_row_padding_takes_64_row_tiles_between_128_and_192_rows():
     # 25.7 against 26.2)
     for m in (97, 104, 112):
         assert schedule.choose(m, 6144, 4096, "f16", "F", "f16").tile == "128x64"
-    # a tile that would leave most SMs idle is not taken: N 2048 gives 64x128pc2 64 blocks, fewer than half of 132
+    # a tile that would leave most SMs idle is not taken: N 2048 gives 64x128pkb2 48 tiles, fewer than half of 132
     assert schedule.choose(160, 2048, 4096, "f16", "F", "f16").rule != "row_padding"
-    assert schedule.choose(160, 3072, 4096, "f16", "F", "f16").tile == "64x128pc2"   # 96 blocks
-    assert schedule.choose(160, 4096, 4096, "f16", "F", "f16", sm_count=100).tile != "64x128pc2"   # 128 > 100
+    assert schedule.choose(160, 3072, 4096, "f16", "F", "f16").tile == "64x128pkb2"   # 72 tiles
+    assert schedule.choose(160, 4096, 4096, "f16", "F", "f16", sm_count=100).tile == "64x128pkb2"   # 96 <= 100
+    assert schedule.choose(160, 4096, 4096, "f16", "F", "f16", sm_count=90).tile == "64x192p"   # 96 > 90, 66 fit
     # not for e4m3 (its 64-row tiles are unmeasured) nor rows off 32-byte pitches (rule sector_misaligned_rows)
     assert schedule.choose(160, 4096, 4096, "e4m3", "F", "f16").rule != "row_padding"
     assert schedule.choose(160, 4104, 4096, "f16", "F", "f16").rule == "sector_misaligned_rows"
@@ -211,9 +216,10 @@ def test_rule_few_tiles_takes_the_smallest_tile():
 def test_rule_split_k_for_few_tiles_and_a_long_k():
     # M 64, N 4096: 64 tiles of 64x64, each a cluster of two blocks on half its K-blocks: 128 blocks stream the
     # weight (K 14336: H100 48.7 us against 64x64p's 53.8, H200 36.6 against 53.7; K 4096: 20.0 / 20.0, 16.3 / 19.7)
+    # In stages of two K-blocks (64x64pk2kb2; M 64, K 4096, B column-major: 18.29 us against 64x64pk2's 19.07)
     for m, k, order in ((33, 14336, "F"), (64, 4096, "C"), (1, 4096, "F"), (64, 11008, "F")):
         s = schedule.choose(m, 4096, k, "f16", order, "f16")
-        assert (s.tile, s.rule, s.l2_promotion) == ("64x64pk2", "split_k", "256B"), (m, k)
+        assert (s.tile, s.rule, s.l2_promotion) == ("64x64pk2kb2", "split_k", "256B"), (m, k)
     # M 128: 64 tiles of 128x64 from K 4096 (H100 2026-11-26 11:3x: 21.1 / 20.5 us against 64x64p's 22.1 / 22.5
     # at K 4096, 33.6 / 32.4 against 37.9 / 38.6 at K 8192)
     for k in (4096, 8192):
@@ -223,7 +229,7 @@ def test_rule_split_k_for_few_tiles_and_a_long_k():
     assert schedule.choose(64, 4096, 4032, "f16", "F", "f16").tile == "64x64p"
     assert schedule.choose(128, 4096, 4032, "f16", "F", "f16").tile == "64x64p"
     # at most half the SMs' worth of tiles: 66 tiles of 64x64 split, 67 do not
-    assert schedule.choose(64, 66 * 64, 8192, "f16", "F", "f16").tile == "64x64pk2"
+    assert schedule.choose(64, 66 * 64, 8192, "f16", "F", "f16").tile == "64x64pk2kb2"
     assert schedule.choose(64, 66 * 64 + 8, 8192, "f16", "F", "f16").tile == "64x64p"
     assert schedule.choose(64, 4096, 8192, "f16", "F", "f16", sm_count=100).tile == "64x64p"
     # M 65-96 (a 128-row box a quarter or more past M): from K 6144 only (M 80, us, 128x64k2 / 64x64p: K 4096
