@@ -5,8 +5,8 @@ a scale per row of A and per column of B), the schedule's picks with L2 promotio
 loads, imm-trans-a) and the ragged-shape tiles (128x192, 256x128, 64x128p; clusters of two on 128x192, 64x64p and
 64x128p, a K-major B multicast; split-K clusters of two on 64x64p, 128x64 and 64x128p; 192-row tiles with three
 consumer warpgroups; clusters of 2x2 and 1x2, A multicast along N), and block-scaled e4m3 (a second accumulator
-per K-block, scales read per K-block; one-block, ping-pong, split-K and 1x2-cluster tiles). Exits 1 if a result is
-wrong.
+per K-block, scales read per K-block; one-block, ping-pong, split-K and 1x2-cluster tiles), and stages of two or four
+K-blocks (the last filled up with zeros from past K). Exits 1 if a result is wrong.
 
 Usage (device): compute-sanitizer --tool racecheck python3 benchmarks/wgmma_sanitize.py [--layouts-only | --copy-only
                 | --block-scales] [--tiles 64x64pk2,...]
@@ -90,8 +90,13 @@ def main() -> int:
                                                     # three consumer warpgroups of 64 rows (512 threads)
                                                     ("192x192c2", "f16", "tma"), ("192x192", "f32", "direct"),
                                                     # clusters of 2x2 and 1x2: A multicast along N
-                                                    ("128x128c2x2", "f16", "tma"), ("128x64n2", "f32", "direct"))
+                                                    ("128x128c2x2", "f16", "tma"), ("128x64n2", "f32", "direct"),
+                                                    # stages of two / four K-blocks (K 136 and 520 leave the last
+                                                    # stage part empty: boxes past K fill it with zeros)
+                                                    ("64x64pk2kb2", "f16", "tma"), ("64x128pkb2", "f16", "tma"),
+                                                    ("64x64pkb4", "f32", "direct"), ("128x64kb2", "f16", "tma"))
                 for bo in ("C", "F")]
+    layouts += [("64x128pkb2", "f16", "tma", "F", "F"), ("64x64pk2kb2", "f32", "tma", "C", "F")]
     # the copy loader (loads of A and B last): the schedule's tiles for misaligned rows, one operand on TMA too
     copies = [(t, o, "tma", bo, ao, loads) for t, o, bo, ao, loads in (
         ("128x192", "f16", "C", "C", ("copy", "copy")), ("128x192", "f32", "F", "C", ("tma", "copy")),
