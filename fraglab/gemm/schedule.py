@@ -32,7 +32,9 @@ in docs/results/h100_2026-11-25b/gemm/, and H200 2026-11-26, docs/results/h200_2
    64x128pkb2 for both (64x128 in four stages of two K-blocks; H100 2026-11-27 14:27 UTC, us, against the tile
    before): B column-major N 11008 K 4096 / 11008 37.47 / 91.04 against 64x128p's 37.66 / 91.65, N 14336 K 4096 /
    14336 46.13 / 142.54 against 46.72 / 143.17; row-major N 11008 36.70 / 86.50 against 64x256p's 38.21 / 89.34,
-   N 14336 45.50 / 142.94 against 46.66 / 141.50.
+   N 14336 45.50 / 142.94 against 46.66 / 141.50. 64x64p in stages of two K-blocks too (64x64pkb2; H100
+   2026-11-27 14:44 UTC, us, against 64x64p): M 64, N 4096, K 2048 12.54 / 13.98; N 8192, K 4096 29.09 / 30.14, K
+   14336 (B row-major) 84.06 / 84.22; M 40, K 2048 12.61 / 13.87. The same in rule `few_tiles` below.
 2. `sector_misaligned_rows`: a row pitch of A, B or D that is not a multiple of 32 bytes (one L2 sector) makes
    every other row of a TMA box start mid-sector (two L2 lines, five sectors for four); L2 promotion off then
    reads fewer bytes (H100, 3000^3 128x256: 355 with 256-byte promotion, 401 without). What wins back the rest is
@@ -80,7 +82,9 @@ in docs/results/h100_2026-11-25b/gemm/, and H200 2026-11-26, docs/results/h200_2
    594; 4096^3: 746 / 641; rows at 128-byte pitches (18:34 UTC): 3000^3 128x192 (2.91 waves) 632, 128x128 539,
    128x256 515. H200 (01:2x UTC): 3072^3 128x192 728 (0.99x Lt),
    4095x4096x4096 128x256 765 (1.01x).
-5. `few_tiles`: otherwise (128x64 tiles fit one wave) a small tile: 64x64p for f16 / bf16 where its tiles fit
+5. `few_tiles`: otherwise (128x64 tiles fit one wave) a small tile: 64x64pkb2 (64x64p in stages of two
+   K-blocks: H100 2026-11-27 14:44 UTC, us, against 64x64p, N 4096: M 128, K 2048 12.61 / 13.95; M 80 / 88 / 96, K
+   4096 21.71 / 20.22 / 19.97 against 22.14 / 21.86 / 22.16; M 72 23.94 / 22.40) for f16 / bf16 where its tiles fit
    one wave too (H200, M = 128, N = 4096, us, 64x64p / 128x64: K 4096 20.0 / 22.0, K 11008 42.9 / 48.1, K 14336
    54.0 / 60.3, B column-major; N = 8192, K = 4096: 256 tiles of 64x64, 33.8 / 25.3), else 128x64 (H100, M = 128,
    N = K = 4096: 128x64 212, 128x128 167; 1000^3 with rows at 128-byte pitches: 128x64 213, 128x128 195).
@@ -115,7 +119,7 @@ TILE_SHAPES = {"128x256": (128, 256, 1), "128x192": (128, 192, 1), "128x128": (1
                "128x192c2": (128, 192, 2), "192x192c2": (192, 192, 2), "64x64pk2": (64, 64, 1),
                "128x64k2": (128, 64, 1), "128x128c2": (128, 128, 2), "64x128pc2": (64, 128, 2),
                "64x192p": (64, 192, 1), "64x256p": (64, 256, 1), "64x64pk2kb2": (64, 64, 1),
-               "64x128pkb2": (64, 128, 1)}
+               "64x128pkb2": (64, 128, 1), "64x64pkb2": (64, 64, 1)}
 # Rate of a tile relative to the first (TFLOP/s / useful_share), measured at 4096^3 (128x128: 641 / 746) and at
 # 3000^3 with 128-byte row pitches (128x192: 632 / 0.925 against 128x256: 515 / 0.694)
 TILE_RATE = {"128x256": 1.0, "128x192": 0.92, "128x128": 0.86}
@@ -130,7 +134,8 @@ TILE_RATE_MISALIGNED = {"128x192c2": 1.0, "192x192c2": 1.10, "128x256": 0.92, "1
 TILE_RATE_MISALIGNED_FP8 = {"128x256": 1.0, "128x128": 0.70}
 # launcher tiles measured for 16-bit inputs only
 SIXTEEN_BIT_ONLY = ("128x192", "128x192c2", "192x192c2", "64x128pc2", "64x64p", "64x64pk2", "128x64k2", "128x128c2",
-                    "64x128p", "64x192p", "64x64pk2kb2", "64x128pkb2")
+                    "64x128p", "64x192p", "64x64pk2kb2", "64x128pkb2",
+                    "64x64pkb2")
 _BYTES = {"f16": 2, "bf16": 2, "f32": 4, "e4m3": 1}
 L2_PROMOTIONS = ("none", "64B", "128B", "256B")
 DEFAULT_L2_PROMOTION = "256B"
@@ -226,7 +231,7 @@ def choose(m: int, n: int, k: int, dtype: str = "f16", b_order: str = "C", out_d
             return Schedule(tile, promotion, "split_k")
     if m <= ONE_ROW_TILE_M:
         if sixteen_bit and tile_count(m, n, 64, 64) <= sm_count:
-            return Schedule("64x64p", promotion, "one_row_tile")
+            return Schedule("64x64pkb2", promotion, "one_row_tile")
         return Schedule("64x128pkb2" if sixteen_bit else "64x256p", promotion, "one_row_tile")
     if not aligned:
         if sixteen_bit:
@@ -251,7 +256,7 @@ def choose(m: int, n: int, k: int, dtype: str = "f16", b_order: str = "C", out_d
         rates = TILE_RATE if sixteen_bit else {t: r for t, r in TILE_RATE.items() if t not in SIXTEEN_BIT_ONLY}
         return Schedule(_best_tile(m, n, sm_count, rates), promotion, "waves")
     narrow = sixteen_bit and tile_count(m, n, 64, 64) <= sm_count
-    return Schedule("64x64p" if narrow else "128x64", promotion, "few_tiles")
+    return Schedule("64x64pkb2" if narrow else "128x64", promotion, "few_tiles")
 
 
 def choose_kernel(m: int, n: int, k: int, dtype: str = "f16", b_order: str = "C", out_dtype: str = "f32",

@@ -121,7 +121,7 @@ class TileConfig:
 # too; n2: one by two, A multicast); k2: clusters of two splitting K; gN: N row tiles per group; s3: 3 stages; b1:
 # one D staging buffer per consumer; kbN: N K-blocks per stage.
 # The measurements behind each tile and its settings: docs/wgmma-gemm.md, "The launcher's tiles, as measured".
-# Which of them a problem gets is fraglab/gemm/schedule.py's rules (64x64p / 64x64pk2kb2 / 64x128pkb2: M <= 64).
+# Which of them a problem gets is fraglab/gemm/schedule.py's rules (64x64pkb2 / 64x64pk2kb2 / 64x128pkb2: M <= 64).
 TILES: dict[str, TileConfig] = {
     "128x256": TileConfig(128, 256, 4, 16),
     "128x192": TileConfig(128, 192, 4, 16),
@@ -139,6 +139,7 @@ TILES: dict[str, TileConfig] = {
     "64x192p": TileConfig(64, 192, 6, pingpong=True),
     "64x64pk2kb2": TileConfig(64, 64, 5, pingpong=True, cluster_k=2, stage_k=2),
     "64x128pkb2": TileConfig(64, 128, 4, pingpong=True, stage_k=2),
+    "64x64pkb2": TileConfig(64, 64, 6, pingpong=True, stage_k=2),
 }
 EXPERIMENTAL_TILES: dict[str, TileConfig] = {
     "128x128p": TileConfig(128, 128, 6, pingpong=True),
@@ -166,7 +167,6 @@ EXPERIMENTAL_TILES: dict[str, TileConfig] = {
     "128x64n2": TileConfig(128, 64, 8, cluster_n=2),
     "128x128n2": TileConfig(128, 128, 6, cluster_n=2),
     "128x192c2x2": TileConfig(128, 192, 4, 16, cluster_m=2, cluster_n=2),
-    "64x64pkb2": TileConfig(64, 64, 6, pingpong=True, stage_k=2),
     "64x64pkb4": TileConfig(64, 64, 3, pingpong=True, stage_k=4),
     "64x64pk2kb4": TileConfig(64, 64, 2, pingpong=True, cluster_k=2, stage_k=4),
     "128x64kb2": TileConfig(128, 64, 4, stage_k=2),

@@ -25,10 +25,11 @@ def test_rules_are_named_and_every_choice_is_a_launcher_tile():
 @pytest.mark.parametrize("m", [1, 8, 16, 32, 64])
 def test_rule_one_row_tile_for_decode_m(m):
     # N 4096, K 2048: 64 tiles of 64x64 fit one wave (more SMs stream the weight; 19.8 us against 64x256p's 28.4
-    # at M 64, K 4096); N 8192 (128 tiles, too many for split-K clusters) from K 4096 on too
+    # at M 64, K 4096), in stages of two K-blocks (12.54 us against 64x64p's 13.98 at K 2048); N 8192 (128 tiles,
+    # too many for split-K clusters) from K 4096 on too
     for n, k in ((4096, 2048), (8192, 4096), (8192, 14336)):
         s = schedule.choose(m, n, k, "f16", "F", "f16")
-        assert (s.tile, s.rule, s.l2_promotion) == ("64x64p", "one_row_tile", "256B"), (n, k)
+        assert (s.tile, s.rule, s.l2_promotion) == ("64x64pkb2", "one_row_tile", "256B"), (n, k)
     # N 11008 / 14336: 172 / 224 tiles of 64x64 would be two waves; 64x128 tiles in stages of two K-blocks with
     # either B order (86 / 112 tiles; M 64, N 11008, K 4096: 37.47 us against 64x128p's 37.66 with a column-major B,
     # 36.70 against 64x256p's 38.21 with a row-major one)
@@ -197,11 +198,11 @@ def test_rule_row_padding_leaves_the_measured_sets_alone():
 
 
 def test_rule_few_tiles_takes_the_smallest_tile():
-    # M = 128, N = 4096: 32 tiles of 128x128 (a quarter wave); 64x64p gives 128 (20.0 us against 128x64's 22.0)
-    # where K is too short for split-K
+    # M = 128, N = 4096: 32 tiles of 128x128 (a quarter wave); 64x64 tiles give 128 (64x64p 20.0 us against 128x64's
+    # 22.0) where K is too short for split-K, in stages of two K-blocks (K 2048: 12.61 against 64x64p's 13.95)
     s = schedule.choose(128, 4096, 2048, "f16", "F", "f16")
-    assert (s.tile, s.rule) == ("64x64p", "few_tiles")
-    assert schedule.choose(128, 4096, 2048, "bf16", "C", "bf16").tile == "64x64p"
+    assert (s.tile, s.rule) == ("64x64pkb2", "few_tiles")
+    assert schedule.choose(128, 4096, 2048, "bf16", "C", "bf16").tile == "64x64pkb2"
     # e4m3: 128x64 (64 tiles; measured 212 against 128x128's 167 at f16 on the H100)
     assert schedule.choose(128, 4096, 4096, "e4m3", "F", "f16").tile == "128x64"
     # N 8192: 256 tiles of 64x64 are two waves; 128x64's 128 are one (25.3 us against 33.8 at K 4096)
@@ -226,16 +227,16 @@ def test_rule_split_k_for_few_tiles_and_a_long_k():
         s = schedule.choose(128, 4096, k, "bf16", "C", "bf16")
         assert (s.tile, s.rule) == ("128x64k2", "split_k")
     # shorter K: no split (the cluster's launch and hand-over cost about a microsecond)
-    assert schedule.choose(64, 4096, 4032, "f16", "F", "f16").tile == "64x64p"
-    assert schedule.choose(128, 4096, 4032, "f16", "F", "f16").tile == "64x64p"
+    assert schedule.choose(64, 4096, 4032, "f16", "F", "f16").tile == "64x64pkb2"
+    assert schedule.choose(128, 4096, 4032, "f16", "F", "f16").tile == "64x64pkb2"
     # at most half the SMs' worth of tiles: 66 tiles of 64x64 split, 67 do not
     assert schedule.choose(64, 66 * 64, 8192, "f16", "F", "f16").tile == "64x64pk2kb2"
-    assert schedule.choose(64, 66 * 64 + 8, 8192, "f16", "F", "f16").tile == "64x64p"
-    assert schedule.choose(64, 4096, 8192, "f16", "F", "f16", sm_count=100).tile == "64x64p"
+    assert schedule.choose(64, 66 * 64 + 8, 8192, "f16", "F", "f16").tile == "64x64pkb2"
+    assert schedule.choose(64, 4096, 8192, "f16", "F", "f16", sm_count=100).tile == "64x64pkb2"
     # M 65-96 (a 128-row box a quarter or more past M): from K 6144 only (M 80, us, 128x64k2 / 64x64p: K 4096
     # 23.9 / 21.4, K 6144 29.0 / 29.1, K 8192 32.1 / 36.8)
     for m in (72, 80, 96):
-        assert schedule.choose(m, 4096, 4096, "f16", "F", "f16").tile == "64x64p"
+        assert schedule.choose(m, 4096, 4096, "f16", "F", "f16").tile == "64x64pkb2"
         assert schedule.choose(m, 4096, 6144, "f16", "F", "f16").tile == "128x64k2"
     assert schedule.choose(97, 4096, 4096, "f16", "F", "f16").tile == "128x64k2"
     # not for e4m3 (unmeasured), rows off 32-byte pitches (K 8200: 16400-byte rows), or past 128 rows
