@@ -94,7 +94,8 @@ def main() -> int:
                                                     # stages of two / four K-blocks (K 136 and 520 leave the last
                                                     # stage part empty: boxes past K fill it with zeros)
                                                     ("64x64pk2kb2", "f16", "tma"), ("64x128pkb2", "f16", "tma"),
-                                                    ("64x64pkb4", "f32", "direct"), ("128x64kb2", "f16", "tma"))
+                                                    ("64x64pkb4", "f32", "direct"), ("128x64kb2", "f16", "tma"),
+                                                    ("64x64pkb2", "f16", "tma"))
                 for bo in ("C", "F")]
     layouts += [("64x128pkb2", "f16", "tma", "F", "F"), ("64x64pk2kb2", "f32", "tma", "C", "F")]
     # the copy loader (loads of A and B last): the schedule's tiles for misaligned rows, one operand on TMA too
