@@ -42,8 +42,8 @@ SMEM_LIMIT = 227 * 1024           # sm_90's dynamic shared memory per block
 
 @dataclass(frozen=True)
 class TileConfig:
-    """Block tile bm x bn x 64 in a `stages`-deep TMA ring, `group_m` row tiles per group of the persistent
-    schedule; cooperative (both consumer warpgroups share each tile, bm / 2 rows each) or ping-pong (each
+    """Block tile bm x bn x 64 in a `stages`-deep TMA ring (stages of `stage_k` K-blocks), `group_m` row tiles per
+    group of the persistent schedule; cooperative (both consumer warpgroups share each tile, bm / 2 rows each) or ping-pong (each
     warpgroup takes every other tile whole) (fraglab::wgmma_gemm::WgmmaTile)."""
     bm: int
     bn: int
