@@ -99,7 +99,7 @@ struct WgmmaTile {
   static constexpr int kABytes = BM * kSwizzleBytes;        // (BM, one K-block of 128 bytes): row r at r * 128, swizzled
   static constexpr int kBBytes = BN * kSwizzleBytes;        // BN / 64 blocks of (K64 rows, N64 = 128 bytes), or (BN, K)
   static constexpr int kBBlockBytes = kBK * kSwizzleBytes;  // one (K64, N64) block
-  static constexpr int kKBlockBytes = kABytes + kBBytes;        // one K-block's A, then its B
+  static constexpr int kKBlockBytes = kABytes + kBBytes;    // one K-block's A, then its B
   static constexpr int kStageBytes = StageK * kKBlockBytes;
   // One arrival per consuming warp of every block whose stage the producer writes (kSharingBlocks: its row and
   // column of the cluster).
@@ -910,7 +910,7 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
       }
     } else if (copied_operands != 0) {
       start_wait();
-      // (the launcher gives the copy loader one-block tiles of one K-block a stage only: wgmma.check_load)
+      // (the spec refuses the copy loader on clusters and on stages of several K-blocks: WgmmaKernelSpec)
       if constexpr (Tile::kClusterBlocks == 1 && Tile::StageK == 1) {
         const bool a_mn = sizeof(T) == 2 && a_mn_major;
         if (threadIdx.x / 32 != 1) {
