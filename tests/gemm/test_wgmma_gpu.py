@@ -75,8 +75,8 @@ def run_case(cp, m, n, k, dtype, *, act="none", bias_mode="none", beta=0.0, save
 SIZES = [(1, 8, 8), (7, 24, 40), (131, 136, 72), (257, 264, 1000), (997, 520, 8), (300, 1032, 200), (128, 256, 64)]
 TEST_TILES = tuple(dict.fromkeys((*wgmma.TILES, "128x128p", "64x256p", "128x256c2", "128x128c2", "64x256pc2",
                                   "128x128pc2",
-                                  # K-blocks per stage: a tile's last stage filled up with zeros past K
-                                  "64x64pk2kb2", "128x64kb2", "64x128pc2kb2", "64x64pkb4")))
+                                  # more K-blocks per stage than the launcher's stage-K tiles, or in clusters
+                                  "128x64kb2", "64x128pc2kb2", "64x64pkb4")))
 COLUMN_B_TILES = TEST_TILES   # a cluster's first block multicasts a K-major B whole
 # e4m3: K a multiple of 16 (rows of K bytes); M any
 FP8_SIZES = [(1, 8, 16), (131, 136, 64), (257, 264, 1024), (300, 1032, 208), (997, 520, 16), (128, 256, 128)]
