@@ -14,7 +14,7 @@ TMA_MAP_DTYPE = np.dtype([("words", np.uint64, (16,))], align=True)   # CUtensor
 def encode_tma(pointer: int, dtype: str, inner: int, outer: int, box_inner: int, box_outer: int,
                l2_promotion: str = DEFAULT_L2_PROMOTION, pitch: int = 0) -> np.void:
     """A row-major (outer x inner) matrix of f16, bf16, f32 or e4m3 (as bytes) elements as a 2-D tiled tensor map
-    with 128B swizzle; with outer = 0, a vector of `inner` elements as a (1 x inner) map without swizzle (the bias; the
+    with 128B swizzle (64B for a box row of 64 bytes); with outer = 0, a vector of `inner` elements as a (1 x inner) map without swizzle (the bias; the
     driver refuses rank 1 here). Out-of-bounds boxes are zero-filled (loads) or clipped (stores); `l2_promotion`:
     how far L2 widens each fetch (schedule.L2_PROMOTIONS). Returned as the 128 bytes the kernel takes by value."""
     import ctypes
@@ -28,7 +28,10 @@ def encode_tma(pointer: int, dtype: str, inner: int, outer: int, box_inner: int,
                  "bf16": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
                  "f32": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
                  "e4m3": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_UINT8}[dtype]
-    swizzle = cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_128B
+    # the swizzle spans the box's row: 128B for rows of 128 bytes (every operand box), 64B for 64 (D of n96 / n160
+    # / n224 tiles in 16-bit types)
+    swizzle = (cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_64B if box_inner * BYTES[dtype] == 64
+               else cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_128B)
     row_bytes = (pitch or inner) * BYTES[dtype]   # pitch: elements from one row to the next (0: dense)
     if not outer:   # one row; its (never used) row stride still has to be a multiple of 16 bytes
         outer, box_outer, row_bytes = 1, 1, -(-row_bytes // 16) * 16

@@ -96,6 +96,17 @@ class TileConfig:
             128 if self.consumers == 2 else 96)
 
     @property
+    def k_major_b_only(self) -> bool:
+        """An MN-major B (row-major, b_order 'C') loads in 64-column boxes: a tile whose columns are not whole
+        boxes (n96, n160, n224) takes B column-major (K-major: one box of bn rows) only."""
+        return self.bn % 64 != 0
+
+    def chunk_bytes(self, out_dtype: str) -> int:
+        """Bytes of each D row one staged TMA store moves (wgmma.cu's chunk_bytes): 128, or 64 (64B swizzle) where
+        a tile row of D is not whole 128 bytes (16-bit D of n96 / n160 / n224)."""
+        return 128 if self.bn * _BYTES[out_dtype] % 128 == 0 else 64
+
+    @property
     def warpgroup_rows(self) -> int:
         """Rows of a tile one consumer warpgroup computes (and stores)."""
         return self.bm if self.pingpong else self.bm // self.consumers
@@ -176,6 +187,14 @@ EXPERIMENTAL_TILES: dict[str, TileConfig] = {
     "64x192pkb2": TileConfig(64, 192, 3, pingpong=True, stage_k=2),
     "128x128kb2": TileConfig(128, 128, 3, stage_k=2),
     "128x128c2kb2": TileConfig(128, 128, 3, cluster_m=2, stage_k=2),
+    # columns between the 64-multiples (B column-major only): waves of N = 6144 / 10240 / 28672 / 57344 that
+    # 128x128 / 192 / 256 tiles leave part-filled
+    "128x96": TileConfig(128, 96, 7),
+    "128x160": TileConfig(128, 160, 5, 16),
+    "128x224": TileConfig(128, 224, 4, 16),
+    "128x96c2": TileConfig(128, 96, 7, cluster_m=2),
+    "128x160c2": TileConfig(128, 160, 5, 16, cluster_m=2),
+    "128x224c2": TileConfig(128, 224, 4, 16, cluster_m=2),
 }
 ALL_TILES = {**TILES, **EXPERIMENTAL_TILES}
 SIXTEEN_BIT_TILES = schedule.SIXTEEN_BIT_ONLY   # launcher tiles for f16 / bf16 inputs only
@@ -229,6 +248,12 @@ class WgmmaKernelSpec:
         if "copy" in (self.a_load, self.b_load) and self.tile_config.cluster_blocks > 1:
             raise ValueError(f"tile {self.tile!r} runs in clusters: the copy loader (a_load / b_load 'copy') needs "
                              f"a one-block tile")
+        if self.tile_config.k_major_b_only and self.b_order != "F":
+            raise ValueError(f"tile {self.tile!r} is {self.tile_config.bn} columns wide, not whole 64-column boxes of "
+                             f"a row-major B: it takes B column-major (b_order 'F')")
+        if "copy" in (self.a_load, self.b_load) and self.tile_config.k_major_b_only:
+            raise ValueError(f"tile {self.tile!r}: the copy loader (a_load / b_load 'copy') fills tiles of whole "
+                             f"64-column blocks")
         if "copy" in (self.a_load, self.b_load) and self.tile_config.stage_k > 1:
             raise ValueError(f"tile {self.tile!r} holds {self.tile_config.stage_k} K-blocks a stage: the copy loader "
                              f"(a_load / b_load 'copy') fills one K-block a stage")
@@ -427,7 +452,8 @@ def _packed_launch(key):
     # B row-major (K x N): boxes of (K64 rows, N64); column-major (a row-major N x K): one (BN rows, K64) box, as A
     map_b = (_MAPS[(pb, spec.dtype, n, k, 64, BK, promo, ldb)] if spec.b_order == "C"
              else _MAPS[(pb, spec.dtype, k, n, block_k, tile.bn, promo, ldb)])
-    map_d = (_MAPS[(pd, spec.out_dtype, n, m, 128 // _BYTES[spec.out_dtype], tile.warpgroup_rows, promo, ldd)]
+    map_d = (_MAPS[(pd, spec.out_dtype, n, m, tile.chunk_bytes(spec.out_dtype) // _BYTES[spec.out_dtype],
+                    tile.warpgroup_rows, promo, ldd)]
              if spec.store == "tma" else _NO_MAP)
     # A per-column / per-row bias: 1-D boxes of the tile's columns / rows (bias_mode 'full' is read directly).
     map_bias = _NO_MAP

@@ -124,7 +124,8 @@ struct WgmmaTile {
   static constexpr int kStoreBuffers =
       StagedStore && MaxStoreBuffers_ > 1 && kSmemBeforeStores + 2 * kConsumers * kStoreBufferBytes <= 227 * 1024 ? 2 : 1;
   static constexpr int kSmemBytes = kSmemBeforeStores + kConsumers * kStoreBuffers * kStoreBufferBytes;
-  static_assert(BN == 64 || BN == 128 || BN == 192 || BN == 256, "wgmma wrappers exist for N = 64, 128, 192, 256");
+  static_assert(BN == 64 || BN == 96 || BN == 128 || BN == 160 || BN == 192 || BN == 224 || BN == 256,
+                "wgmma wrappers exist for N = 64, 96, 128, 160, 192, 224, 256");
   static_assert(kWarpgroupRows % 64 == 0 && kMmaM >= 1, "a warpgroup covers whole m64 blocks");
   static_assert(kMmaM * BN / 2 <= (kConsumers == 2 ? 128 : 96),
                 "accumulators per thread: at most 128 of two consumers' 232 registers, 96 of three's 152");
@@ -376,7 +377,17 @@ struct IsSame<A, A> {
     FRAGLAB_WGMMA_M64NK16_ORDERS(N, "f16", REGS, OPERANDS, DESC_A, DESC_B, PRED)                               \
   }
 
-// 96 accumulator registers (m64n192): the runtime header's 64 and 32 more
+// 48, 80, 96 and 112 accumulator registers (m64n96, n160, n192, n224): the runtime header's 32 / 64 and 16 more
+#define FRAGLAB_WGMMA_F32_OPERANDS_48(d)                                                                       \
+  FRAGLAB_WGMMA_F32_OPERANDS_32(d), FRAGLAB_WGMMA_F32x8(d, 32), FRAGLAB_WGMMA_F32x8(d, 40)
+#define FRAGLAB_WGMMA_REGS_48                                                                                  \
+  FRAGLAB_WGMMA_REGS_32 ", "                                                                                   \
+  "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47"
+#define FRAGLAB_WGMMA_F32_OPERANDS_80(d)                                                                       \
+  FRAGLAB_WGMMA_F32_OPERANDS_64(d), FRAGLAB_WGMMA_F32x8(d, 64), FRAGLAB_WGMMA_F32x8(d, 72)
+#define FRAGLAB_WGMMA_REGS_80                                                                                  \
+  FRAGLAB_WGMMA_REGS_64 ", "                                                                                   \
+  "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79"
 #define FRAGLAB_WGMMA_F32_OPERANDS_96(d)                                                                       \
   FRAGLAB_WGMMA_F32_OPERANDS_64(d), FRAGLAB_WGMMA_F32x8(d, 64), FRAGLAB_WGMMA_F32x8(d, 72),                    \
       FRAGLAB_WGMMA_F32x8(d, 80), FRAGLAB_WGMMA_F32x8(d, 88)
@@ -384,6 +395,11 @@ struct IsSame<A, A> {
   FRAGLAB_WGMMA_REGS_64 ", "                                                                                   \
   "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "                           \
   "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95"
+#define FRAGLAB_WGMMA_F32_OPERANDS_112(d)                                                                      \
+  FRAGLAB_WGMMA_F32_OPERANDS_96(d), FRAGLAB_WGMMA_F32x8(d, 96), FRAGLAB_WGMMA_F32x8(d, 104)
+#define FRAGLAB_WGMMA_REGS_112                                                                                 \
+  FRAGLAB_WGMMA_REGS_96 ", "                                                                                   \
+  "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111"
 
 template <class T, bool BKMajor, bool AMNMajor>
 __device__ __forceinline__ void wgmma_m64n64(float* d, unsigned long long desc_a, unsigned long long desc_b, int scale_d) {
@@ -393,6 +409,21 @@ __device__ __forceinline__ void wgmma_m64n64(float* d, unsigned long long desc_a
 template <class T, bool BKMajor, bool AMNMajor>
 __device__ __forceinline__ void wgmma_m64n128(float* d, unsigned long long desc_a, unsigned long long desc_b, int scale_d) {
   FRAGLAB_WGMMA_M64N_ANY(128, FRAGLAB_WGMMA_REGS_64, FRAGLAB_WGMMA_F32_OPERANDS_64, "64", "65", "66")
+}
+
+template <class T, bool BKMajor, bool AMNMajor>
+__device__ __forceinline__ void wgmma_m64n96(float* d, unsigned long long desc_a, unsigned long long desc_b, int scale_d) {
+  FRAGLAB_WGMMA_M64N_ANY(96, FRAGLAB_WGMMA_REGS_48, FRAGLAB_WGMMA_F32_OPERANDS_48, "48", "49", "50")
+}
+
+template <class T, bool BKMajor, bool AMNMajor>
+__device__ __forceinline__ void wgmma_m64n160(float* d, unsigned long long desc_a, unsigned long long desc_b, int scale_d) {
+  FRAGLAB_WGMMA_M64N_ANY(160, FRAGLAB_WGMMA_REGS_80, FRAGLAB_WGMMA_F32_OPERANDS_80, "80", "81", "82")
+}
+
+template <class T, bool BKMajor, bool AMNMajor>
+__device__ __forceinline__ void wgmma_m64n224(float* d, unsigned long long desc_a, unsigned long long desc_b, int scale_d) {
+  FRAGLAB_WGMMA_M64N_ANY(224, FRAGLAB_WGMMA_REGS_112, FRAGLAB_WGMMA_F32_OPERANDS_112, "112", "113", "114")
 }
 
 template <class T, bool BKMajor, bool AMNMajor>
@@ -416,6 +447,12 @@ __device__ __forceinline__ void wgmma_tile_step(float* d, unsigned long long des
                                                 int scale_d) {
   if constexpr (BN == 256) {
     wgmma_m64n256<T, BKMajor, AMNMajor>(d, desc_a, desc_b, scale_d);
+  } else if constexpr (BN == 224) {
+    wgmma_m64n224<T, BKMajor, AMNMajor>(d, desc_a, desc_b, scale_d);
+  } else if constexpr (BN == 160) {
+    wgmma_m64n160<T, BKMajor, AMNMajor>(d, desc_a, desc_b, scale_d);
+  } else if constexpr (BN == 96) {
+    wgmma_m64n96<T, BKMajor, AMNMajor>(d, desc_a, desc_b, scale_d);
   } else if constexpr (BN == 192) {
     wgmma_m64n192<T, BKMajor, AMNMajor>(d, desc_a, desc_b, scale_d);
   } else if constexpr (BN == 128) {
@@ -446,6 +483,12 @@ struct BDescOffsets {
   static constexpr unsigned kLbo = BSwapOffsets ? 1024u : static_cast<unsigned>(Tile::kBBlockBytes);
   static constexpr unsigned kSbo = BSwapOffsets ? static_cast<unsigned>(Tile::kBBlockBytes) : 1024u;
 };
+
+// Bytes of each D row one staged store moves (D's TMA box): 128, or 64 where a tile row is not whole 128 bytes.
+template <int BN, class OutT>
+__host__ __device__ constexpr int chunk_bytes() {
+  return (BN * static_cast<int>(sizeof(OutT))) % kSwizzleBytes == 0 ? kSwizzleBytes : kSwizzleBytes / 2;
+}
 
 // Two f32 values as one 32-bit word of two f16 / bf16 (the first in the low half, as memory order has it).
 template <class OutT>
@@ -607,7 +650,15 @@ __device__ __forceinline__ void store_staged(float (&acc)[Tile::kMmaM][Tile::BN 
                                              int base_row, int base_col, int t, int barrier) {
   constexpr int BN = Tile::BN;
   constexpr bool kF32 = IsSame<OutT, float>::value;
-  constexpr int kChunkCols = kSwizzleBytes / static_cast<int>(sizeof(OutT));
+  // 128 bytes of each row a chunk, or 64 where the tile's rows are not whole 128 bytes (16-bit D of n96 / n160 /
+  // n224: D's tensor map then has 64-byte boxes and 64B swizzle). 16-byte unit u of buffer row r sits at unit
+  // u ^ ((r >> kRowShift) & kUnitMask): 128B swizzle XORs with r % 8, 64B swizzle with (r / 2) % 4.
+  constexpr int kChunkBytes = chunk_bytes<BN, OutT>();
+  constexpr int kChunkCols = kChunkBytes / static_cast<int>(sizeof(OutT));
+  constexpr int kRowShift = kChunkBytes == kSwizzleBytes ? 0 : 1;
+  constexpr int kUnitMask = kChunkBytes / 16 - 1;
+  constexpr int kGroups = kChunkCols / 16;   // 16-column stmatrix groups per chunk (16-bit D)
+  static_assert(BN % kChunkCols == 0, "whole chunks per tile row");
   using Slots = wgmma_acc::Slots<BN>;
   static_assert(kF32 || Slots::kStmatrix, "the accumulator layout has no stmatrix .x4 form: use direct stores");
   static_assert(wgmma_acc::kBaseColBelow8 && wgmma_acc::Slots<BN>::kPairColsOn8, "a pair's chunk is its offset's");
@@ -632,17 +683,18 @@ __device__ __forceinline__ void store_staged(float (&acc)[Tile::kMmaM][Tile::BN 
           if (Slots::kColOff[2 * j] / kChunkCols != chunk) continue;
           const int row = mm * 64 + base_row + Slots::kRowOff[2 * j];
           const int byte = (base_col + Slots::kColOff[2 * j] - chunk * kChunkCols) * 4;
-          const unsigned addr = base + row * kSwizzleBytes + (((byte >> 4) ^ (row & 7)) << 4) + (byte & 15);
+          const unsigned addr =
+              base + row * kChunkBytes + (((byte >> 4) ^ ((row >> kRowShift) & kUnitMask)) << 4) + (byte & 15);
           asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(addr), "f"(acc[mm][2 * j]), "f"(acc[mm][2 * j + 1])
                        : "memory");
         }
       } else {
         const int row = mm * 64 + warp * 16 + wgmma_acc::StmatrixOrigin::kRow[matrix] + lane % 8;
 #pragma unroll
-        for (int g = 0; g < 4; ++g) {
-          const int group = chunk * 4 + g;  // 16-column group of the tile
-          const int col16 = (g * 16 + wgmma_acc::StmatrixOrigin::kCol[matrix]) / 8;  // 16-byte chunk in the row
-          const unsigned addr = base + row * kSwizzleBytes + ((col16 ^ (row & 7)) << 4);
+        for (int g = 0; g < kGroups; ++g) {
+          const int group = chunk * kGroups + g;  // 16-column group of the tile
+          const int col16 = (g * 16 + wgmma_acc::StmatrixOrigin::kCol[matrix]) / 8;  // 16-byte unit in the row
+          const unsigned addr = base + row * kChunkBytes + ((col16 ^ ((row >> kRowShift) & kUnitMask)) << 4);
           const int* slot = Slots::kStmatrixSlot + group * 8;
           stmatrix_x4(addr, pack_pair<OutT>(acc[mm][slot[0]], acc[mm][slot[1]]),
                       pack_pair<OutT>(acc[mm][slot[2]], acc[mm][slot[3]]),
@@ -785,6 +837,7 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
   constexpr int kBlockK = kSwizzleBytes / static_cast<int>(sizeof(T));
   constexpr int kSteps = kSwizzleBytes / 32;
   static_assert(sizeof(T) == 2 || BKMajor, "8-bit operands are K-major only: B comes column-major");
+  static_assert(BN % 64 == 0 || BKMajor, "an MN-major B loads in 64-column blocks: BN a multiple of 64");
   static_assert(wgmma_acc::kPairsAdjacent, "the epilogue stores slot pairs (2j, 2j+1) as one float2");
   static_assert(!Epi::kBlockScale || (sizeof(T) == 1 && (BN == 64 || BN == 128) &&
                                       2 * kMmaM * BN / 2 <= (Tile::kConsumers == 2 ? 128 : 96) &&

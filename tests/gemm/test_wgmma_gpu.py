@@ -30,7 +30,11 @@ def precompiled(cp, sm90):
     specs += [wgmma.spec_for("f16", 70, 136, 48, act=act, bias_mode="per_n") for act in NAN_ACTS]
     specs += [wgmma.spec_for(dt, m, n, k, act="gelu", bias_mode="per_m", tile=t, out_dtype=out, store=store)
               for (m, n, k), dt, t, out, store in OUT_CASES]
-    specs += [wgmma.spec_for("f16", 1, 1, 1, tile=t, out_dtype=o, store="tma") for t in TEST_TILES for o in ("f16", "f32")]
+    specs += [wgmma.spec_for("f16", 1, 1, 1, tile=t, out_dtype=o, store="tma",
+                             b_order="F" if t in K_MAJOR_B_TILES else "C")
+              for t in COLUMN_B_TILES for o in ("f16", "f32")]
+    specs += [wgmma.spec_for("f16", 1, 1, 1, tile=t, store=st, b_order="F") for t in K_MAJOR_B_TILES
+              for st in wgmma.STORES]
     specs += [wgmma.spec_for(dt, m, n, k, act="relu", bias_mode="per_n", tile=t, b_order="F")
               for (m, n, k), dt, t in itertools.product(SIZES, wgmma.DTYPES, COLUMN_B_TILES)]
     specs += [wgmma.spec_for("bf16", 1100, 520, 136, act="gelu", bias_mode=bm, has_c=True, save_z=True, tile=t,
@@ -63,7 +67,7 @@ def run_case(cp, m, n, k, dtype, *, act="none", bias_mode="none", beta=0.0, save
         assert np.all(np.abs(got - d_ref) <= 2.0 ** -11 * np.abs(d_ref) + 1e-3 * max(1.0, np.abs(d_ref).max())), \
             f"f16 D off by more than one rounding ({m}x{n}x{k} tile {spec.tile})"
     else:
-        ok, max_abs, rel = check_result(got, d_ref, dtype, z_ref=z_ref if save_z else None)
+        ok, max_abs, rel = check_result(got, d_ref, dtype, z_ref=z_ref if save_z else None, out_dtype=out_dtype)
         assert ok, f"D: max abs {max_abs:.3e}, rel {rel:.3e} ({m}x{n}x{k} {dtype} {act} {bias_mode} tile {spec.tile})"
     if save_z:
         ok, max_abs, rel = check_result(z.get(), z_ref, dtype)
@@ -73,11 +77,14 @@ def run_case(cp, m, n, k, dtype, *, act="none", bias_mode="none", beta=0.0, save
 
 # M any; N and K multiples of 8 (TMA's 16-byte row rule). Sizes of 1, odd, prime and several tiles.
 SIZES = [(1, 8, 8), (7, 24, 40), (131, 136, 72), (257, 264, 1000), (997, 520, 8), (300, 1032, 200), (128, 256, 64)]
-TEST_TILES = tuple(dict.fromkeys((*wgmma.TILES, "128x128p", "64x256p", "128x256c2", "128x128c2", "64x256pc2",
+TEST_TILES = tuple(dict.fromkeys((*(t for t in wgmma.TILES if not wgmma.TILES[t].k_major_b_only), "128x128p", "64x256p", "128x256c2", "128x128c2", "64x256pc2",
                                   "128x128pc2",
                                   # more K-blocks per stage than the launcher's stage-K tiles, or in clusters
                                   "128x64kb2", "64x128pc2kb2", "64x64pkb4")))
-COLUMN_B_TILES = TEST_TILES   # a cluster's first block multicasts a K-major B whole
+# tiles whose columns are not whole 64-column boxes of a row-major B (n96 / n160 / n224): B column-major only; their
+# 16-bit D leaves in 64-byte chunks (64B swizzle)
+K_MAJOR_B_TILES = tuple(t for t, c in wgmma.ALL_TILES.items() if c.k_major_b_only)
+COLUMN_B_TILES = TEST_TILES + K_MAJOR_B_TILES   # a cluster's first block multicasts a K-major B whole
 # e4m3: K a multiple of 16 (rows of K bytes); M any
 FP8_SIZES = [(1, 8, 16), (131, 136, 64), (257, 264, 1024), (300, 1032, 208), (997, 520, 16), (128, 256, 128)]
 COMBOS = list(itertools.product(ACT_KINDS, BIAS_MODES))
@@ -129,6 +136,16 @@ def test_one_block_walks_many_tiles(cp, tile, bias_mode, out_dtype):
 def test_column_major_b(cp, m, n, k, dtype, tile):
     """B as the transpose of a row-major N x K array: the K-major operand (imm-trans-b = 0), one TMA box per stage."""
     run_case(cp, m, n, k, dtype, act="relu", bias_mode="per_n", seed=m * 5 + n + k, tile=tile, b_order="F")
+
+
+@pytest.mark.parametrize("out_dtype", ("f16", "bf16"))
+@pytest.mark.parametrize("tile", K_MAJOR_B_TILES)
+@pytest.mark.parametrize("m,n,k", SIZES)
+def test_sixteen_bit_d_in_64_byte_chunks(cp, m, n, k, tile, out_dtype):
+    """Tiles of n96 / n160 / n224 store a 16-bit D 64 bytes of each row at a time (64B swizzle): every size,
+    bias per column, D's last chunk of a row ragged at N's edge."""
+    run_case(cp, m, n, k, "bf16", act="relu", bias_mode="per_n", seed=m + 3 * n + k, tile=tile, b_order="F",
+             out_dtype=out_dtype)
 
 
 @pytest.mark.parametrize("bias_mode,out_dtype", (("per_n", "f32"), ("per_m", "f16")))
@@ -353,7 +370,7 @@ def test_nan_and_inf_propagate(cp, act):
 def test_accumulator_registers_land_where_the_generated_indexing_says(cp):
     """D[m, n] = 256 m + n exactly (A[:, 0] = m, A[:, 1] = 1, B[0, :] = 256, B[1, :] = n, the rest 0): any
     register stored at the wrong (row, col) shows, for every thread and slot of both wgmma N (128, 256)."""
-    for tile, store in itertools.product(TEST_TILES, wgmma.STORES):
+    for tile, store in itertools.product(COLUMN_B_TILES, wgmma.STORES):
         m, n, k = 256, 512, 16
         a = np.zeros((m, k), np.float16)
         a[:, 0] = np.arange(m) % 128     # exact in f16
@@ -362,19 +379,27 @@ def test_accumulator_registers_land_where_the_generated_indexing_says(cp):
         b[0, :] = 256
         b[1, :] = np.arange(n) % 256
         d = cp.full((m, n), np.nan, dtype=cp.float32)
-        wgmma.launch(wgmma.spec_for("f16", m, n, k, tile=tile, store=store), cp.asarray(a), cp.asarray(b), d)
+        order = "F" if tile in K_MAJOR_B_TILES else "C"
+        wgmma.launch(wgmma.spec_for("f16", m, n, k, tile=tile, store=store, b_order=order), cp.asarray(a),
+                     _device_b(cp, b, order), d)
         expected = 256.0 * (np.arange(m)[:, None] % 128) + (np.arange(n)[None, :] % 256)
         np.testing.assert_array_equal(d.get(), expected, err_msg=f"tile {tile}, {store} stores")
 
 
+def _device_b(cp, b, order):
+    """B (K x N) on the device, row-major or column-major (a row-major N x K underneath)."""
+    return cp.asarray(b) if order == "C" else cp.asfortranarray(cp.asarray(b))
+
+
 @pytest.mark.parametrize("out", ("f16", "f32"))
-@pytest.mark.parametrize("tile", TEST_TILES)
+@pytest.mark.parametrize("tile", COLUMN_B_TILES)
 def test_staged_stores_land_where_the_generated_indexing_says(cp, tile, out):
     """D through shared memory and TMA stores (stmatrix for f16, float2 for f32): D = row index, then D = column
     index (both exact in f16 up to 2048), so every element's (row, col) is pinned; 1000 x 520 leaves ragged
     edges in both."""
     m, n, k = 1000, 520, 16
-    spec = wgmma.spec_for("f16", m, n, k, tile=tile, out_dtype=out, store="tma")
+    order = "F" if tile in K_MAJOR_B_TILES else "C"
+    spec = wgmma.spec_for("f16", m, n, k, tile=tile, out_dtype=out, store="tma", b_order=order)
     for what, expected in (("row", np.arange(m)[:, None] + 0 * np.arange(n)[None, :]),
                            ("col", 0 * np.arange(m)[:, None] + np.arange(n)[None, :])):
         a = np.zeros((m, k), np.float16)
@@ -382,8 +407,9 @@ def test_staged_stores_land_where_the_generated_indexing_says(cp, tile, out):
         a[:, 0] = np.arange(m) if what == "row" else 1
         b[0, :] = 1 if what == "row" else np.arange(n)
         d = cp.full((m, n), np.nan, dtype=cp.float16 if out == "f16" else cp.float32)
-        wgmma.launch(spec, cp.asarray(a), cp.asarray(b), d)
-        np.testing.assert_array_equal(d.get().astype(np.float64), expected, err_msg=f"tile {tile}, D = {what}")
+        wgmma.launch(spec, cp.asarray(a), _device_b(cp, b, order), d)
+        np.testing.assert_array_equal(host_d(d, out).astype(np.float64), expected,
+                                      err_msg=f"tile {tile}, D = {what}")
 
 
 
