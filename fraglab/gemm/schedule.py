@@ -81,7 +81,14 @@ in docs/results/h100_2026-11-25b/gemm/, and H200 2026-11-26, docs/results/h200_2
    (`useful_share`; 128x192 for 16-bit inputs only). H100: 3072^3: 128x256 2.18 waves, 570; 128x128 4.36 waves,
    594; 4096^3: 746 / 641; rows at 128-byte pitches (18:34 UTC): 3000^3 128x192 (2.91 waves) 632, 128x128 539,
    128x256 515. H200 (01:2x UTC): 3072^3 128x192 728 (0.99x Lt),
-   4095x4096x4096 128x256 765 (1.01x).
+   4095x4096x4096 128x256 765 (1.01x). With a column-major B (K-major: one box of the tile's rows, any multiple of 8)
+   and 16-bit inputs also 128x224, 128x160 and 128x96 (TILE_RATE_K_MAJOR_B), whose column counts fill the waves the
+   64-multiples leave part-filled: H100 2026-11-27 17:53 UTC, us, the new tile / the rule's before / torch.mm
+   (`docs/results/h100_2026-11-27g/ab_rules.log`): 256x57344x8192 128x224 389.0 / 442.9 (128x256) / 376.9;
+   192x57344x8192 371.1 / 415.1 / 355.3; 512x28672x4096 172.5 / 207.2 / 170.8; 512x14336x4096 86.5 / 93.8 / 91.2;
+   256x10240x8192 128x160 73.1 / 78.2 (128x192) / 71.4; 1024x10240x4096 128x224 127.6 / 136.7 (128x128) / 119.9;
+   256x6144x4096 128x96 28.6 / 31.4 (128x128) / 26.2; 128x11008x14336 114.9 / 117.3 / 113.4. Level (within 0.5 %)
+   at M 80-128 with N 28672 / 57344; one loss: 512x3072x4096 128x96 36.6 against 128x128's 35.0.
 5. `few_tiles`: otherwise (128x64 tiles fit one wave) a small tile: 64x64pkb2 (64x64p in stages of two
    K-blocks: H100 2026-11-27 14:44 UTC, us, against 64x64p, N 4096: M 128, K 2048 12.61 / 13.95; M 80 / 88 / 96, K
    4096 21.71 / 20.22 / 19.97 against 22.14 / 21.86 / 22.16; M 72 23.94 / 22.40) for f16 / bf16 where its tiles fit
@@ -119,10 +126,17 @@ TILE_SHAPES = {"128x256": (128, 256, 1), "128x192": (128, 192, 1), "128x128": (1
                "128x192c2": (128, 192, 2), "192x192c2": (192, 192, 2), "64x64pk2": (64, 64, 1),
                "128x64k2": (128, 64, 1), "128x128c2": (128, 128, 2), "64x128pc2": (64, 128, 2),
                "64x192p": (64, 192, 1), "64x256p": (64, 256, 1), "64x64pk2kb2": (64, 64, 1),
-               "64x128pkb2": (64, 128, 1), "64x64pkb2": (64, 64, 1)}
+               "64x128pkb2": (64, 128, 1), "64x64pkb2": (64, 64, 1), "128x224": (128, 224, 1),
+               "128x160": (128, 160, 1), "128x96": (128, 96, 1)}
 # Rate of a tile relative to the first (TFLOP/s / useful_share), measured at 4096^3 (128x128: 641 / 746) and at
 # 3000^3 with 128-byte row pitches (128x192: 632 / 0.925 against 128x256: 515 / 0.694)
 TILE_RATE = {"128x256": 1.0, "128x192": 0.92, "128x128": 0.86}
+# Tiles between the 64-column multiples, B column-major (K-major) only (rule `waves`), f16 / bf16. H100 2026-11-27
+# 17:49-17:53 UTC, us (`docs/results/h100_2026-11-27g/`): 2048x28672x4096 (both 15.5 waves, the same useful share)
+# 128x224 752 against 128x256 740: 0.984, taken as 0.97 so that near-level shares (8192^3: 0.997 against 0.970)
+# keep 128x256; one wave of them against the tile the rule took, 256x10240x8192 128x160 73.1 against 128x192's 77.8
+# (rate 0.815 by the share model), 256x6144x4096 128x96 28.6 against 128x128's 31.2 (0.70).
+TILE_RATE_K_MAJOR_B = {"128x224": 0.97, "128x160": 0.80, "128x96": 0.70}
 # With sector-misaligned rows, f16 / bf16 (H200, 2026-11-26 01:2x UTC, promotion off, TFLOP/s / useful_share):
 # 3000^3: 128x192c2 637 / 0.925, 128x256 447 / 0.694, 128x128 392 / 0.832; 5000x3000x2000: 637 / 0.925,
 # 545 / 0.867, 456 / 0.867. (128x256c2 would rate 1.09 but is not a launcher tile: 520 at 3000^3, 622 here.)
@@ -135,7 +149,7 @@ TILE_RATE_MISALIGNED_FP8 = {"128x256": 1.0, "128x128": 0.70}
 # launcher tiles measured for 16-bit inputs only
 SIXTEEN_BIT_ONLY = ("128x192", "128x192c2", "192x192c2", "64x128pc2", "64x64p", "64x64pk2", "128x64k2", "128x128c2",
                     "64x128p", "64x192p", "64x64pk2kb2", "64x128pkb2",
-                    "64x64pkb2")
+                    "64x64pkb2", "128x224", "128x160", "128x96")
 _BYTES = {"f16": 2, "bf16": 2, "f32": 4, "e4m3": 1}
 L2_PROMOTIONS = ("none", "64B", "128B", "256B")
 DEFAULT_L2_PROMOTION = "256B"
@@ -254,6 +268,8 @@ def choose(m: int, n: int, k: int, dtype: str = "f16", b_order: str = "C", out_d
                 return Schedule(tile, promotion, "row_padding")
     if tile_count(m, n, 128, 64) > sm_count:
         rates = TILE_RATE if sixteen_bit else {t: r for t, r in TILE_RATE.items() if t not in SIXTEEN_BIT_ONLY}
+        if sixteen_bit and b_order == "F":
+            rates = {**rates, **TILE_RATE_K_MAJOR_B}
         return Schedule(_best_tile(m, n, sm_count, rates), promotion, "waves")
     narrow = sixteen_bit and tile_count(m, n, 64, 64) <= sm_count
     return Schedule("64x64pkb2" if narrow else "128x64", promotion, "few_tiles")

@@ -151,6 +151,11 @@ TILES: dict[str, TileConfig] = {
     "64x64pk2kb2": TileConfig(64, 64, 5, pingpong=True, cluster_k=2, stage_k=2),
     "64x128pkb2": TileConfig(64, 128, 4, pingpong=True, stage_k=2),
     "64x64pkb2": TileConfig(64, 64, 6, pingpong=True, stage_k=2),
+    # columns between the 64-multiples (B column-major only): the waves of N = 5120 / 10240 / 14336 / 28672 / 57344
+    # that 128x128 / 192 / 256 tiles leave part-filled
+    "128x224": TileConfig(128, 224, 4, 16),
+    "128x160": TileConfig(128, 160, 5, 16),
+    "128x96": TileConfig(128, 96, 7),
 }
 EXPERIMENTAL_TILES: dict[str, TileConfig] = {
     "128x128p": TileConfig(128, 128, 6, pingpong=True),
@@ -187,11 +192,6 @@ EXPERIMENTAL_TILES: dict[str, TileConfig] = {
     "64x192pkb2": TileConfig(64, 192, 3, pingpong=True, stage_k=2),
     "128x128kb2": TileConfig(128, 128, 3, stage_k=2),
     "128x128c2kb2": TileConfig(128, 128, 3, cluster_m=2, stage_k=2),
-    # columns between the 64-multiples (B column-major only): waves of N = 6144 / 10240 / 28672 / 57344 that
-    # 128x128 / 192 / 256 tiles leave part-filled
-    "128x96": TileConfig(128, 96, 7),
-    "128x160": TileConfig(128, 160, 5, 16),
-    "128x224": TileConfig(128, 224, 4, 16),
     "128x96c2": TileConfig(128, 96, 7, cluster_m=2),
     "128x160c2": TileConfig(128, 160, 5, 16, cluster_m=2),
     "128x224c2": TileConfig(128, 224, 4, 16, cluster_m=2),
@@ -353,7 +353,8 @@ def all_specs() -> list[WgmmaKernelSpec]:
             for dtype, act, bias_mode, has_c, save_z, tile, out, order, scales, bias_dtype
             in product(INPUT_DTYPES, ACT_KINDS, BIAS_MODES, (False, True), (False, True), TILES, OUT_DTYPES, B_ORDERS,
                        ("none", "rowwise", "block"), BIAS_DTYPES)
-            if (order == "F" or dtype not in FP8_DTYPES) and (scales == "none" or dtype in FP8_DTYPES)
+            if (order == "F" or (dtype not in FP8_DTYPES and not TILES[tile].k_major_b_only))
+            and (scales == "none" or dtype in FP8_DTYPES)
             and (tile not in SIXTEEN_BIT_TILES or dtype in DTYPES or scales == "block")
             and (scales != "block" or tile in schedule.BLOCK_SCALE_TILES)
             and (bias_dtype == "f32" or (bias_mode == "per_n" and bias_dtype == dtype))]

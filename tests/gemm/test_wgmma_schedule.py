@@ -112,7 +112,8 @@ def test_the_weighed_tiles_are_the_launchers():
     for name, (bm, bn, cluster) in schedule.TILE_SHAPES.items():
         tile = wgmma.TILES[name]
         assert (tile.bm, tile.bn, tile.cluster_m) == (bm, bn, cluster), name
-    for rates in (schedule.TILE_RATE, schedule.TILE_RATE_MISALIGNED, schedule.TILE_RATE_MISALIGNED_FP8,
+    for rates in (schedule.TILE_RATE, schedule.TILE_RATE_K_MAJOR_B, schedule.TILE_RATE_MISALIGNED,
+                  schedule.TILE_RATE_MISALIGNED_FP8,
                   schedule.SPLIT_K_MIN_K, schedule.ROW_PADDING_TILES):
         assert set(rates) <= set(schedule.TILE_SHAPES)
 
@@ -145,6 +146,43 @@ def test_rule_waves_picks_by_useful_share_times_rate():
     assert schedule.choose(2560, 2560, 2560).tile == "128x256"
 
 
+def test_rule_waves_takes_the_tiles_between_64_column_multiples_for_a_column_major_b():
+    # 128x224 / 128x160 / 128x96 (B column-major only: an MN-major B loads in 64-column boxes) fill the waves that
+    # the 64-multiples leave part-filled. N 57344 at M 256: 448 tiles of 128x256 are 3.39 waves (0.85 of four),
+    # 512 of 128x224 3.88 (0.97 x 0.97): 389.0 us against 442.9 (torch.mm 376.9)
+    assert schedule.useful_share(256, 57344, 128, 224) == pytest.approx(512 / 528)
+    for (m, n, k), tile, before in (((256, 57344, 8192), "128x224", "128x256"), ((512, 14336, 4096), "128x224", "128x256"),
+                                    ((256, 10240, 8192), "128x160", "128x192"), ((1024, 5120, 4096), "128x160", "128x192"),
+                                    ((256, 6144, 4096), "128x96", "128x128"), ((128, 11008, 11008), "128x96", "128x128")):
+        s = schedule.choose(m, n, k, "f16", "F", "f16")
+        assert (s.tile, s.rule) == (tile, "waves"), (m, n, k)
+        assert schedule.choose(m, n, k, "bf16", "F", "bf16").tile == tile
+        # a row-major B, and e4m3 (unmeasured on them), keep the 64-column multiples
+        assert schedule.choose(m, n, k, "f16", "C", "f16").tile == before, (m, n, k)
+        assert not wgmma.TILES[schedule.choose(m, n, k, "e4m3", "F", "f16").tile].k_major_b_only
+    # where the shares are near level the rate keeps 128x256: 8192^3 is 15.5 waves of 128x256 (0.97) and 17.9 of
+    # 128x224 (0.997 x 0.97): 1678 against 1683 us; 4096^3 3.9 waves (0.97) against 4.6 (0.92 x 0.97)
+    for size in (4096, 8192):
+        assert schedule.choose(size, size, size, "f16", "F", "f16").tile == "128x256"
+    assert schedule.choose(2048, 28672, 4096, "f16", "F", "f16").tile == "128x256"   # both 0.97: 740 against 752
+
+
+def test_tiles_between_64_column_multiples_take_a_column_major_b_only():
+    for name, tile in wgmma.ALL_TILES.items():
+        assert tile.k_major_b_only == (tile.bn % 64 != 0), name
+    with pytest.raises(ValueError, match="takes B column-major"):
+        wgmma.WgmmaKernelSpec("f16", tile="128x224", b_order="C")
+    with pytest.raises(ValueError, match="whole 64-column blocks"):
+        wgmma.WgmmaKernelSpec("f16", tile="128x160", b_order="F", a_load="copy")
+    specs = wgmma.all_specs()
+    wide = [s for s in specs if wgmma.TILES[s.tile].k_major_b_only]
+    assert {s.tile for s in wide} == {"128x224", "128x160", "128x96"}
+    assert {s.b_order for s in wide} == {"F"} and {s.dtype for s in wide} == set(wgmma.DTYPES)
+    # a 16-bit D of such a tile leaves 64 bytes of a row per store (64B swizzle), f32 D 128 (whole 32-column chunks)
+    assert [wgmma.TILES[t].chunk_bytes(o) for t in ("128x224", "128x256") for o in ("f16", "bf16", "f32")] == \
+        [64, 64, 128, 128, 128, 128]
+
+
 def test_rule_row_padding_takes_64_row_tiles_between_128_and_192_rows():
     # M 160: 128-row tiles compute 256 rows (128x64 35.2 us at N = K = 4096), 64-row tiles 192: 64x128pkb2's 96
     # tiles in stages of two K-blocks 22.3 (64x128pc2, pairs sharing B by multicast, 23.3); N 6144 / 8192: 64x192p's
@@ -156,8 +194,10 @@ def test_rule_row_padding_takes_64_row_tiles_between_128_and_192_rows():
                                (8192, 4096, "64x192p"), (11008, 4096, "64x256p")):
                 s = schedule.choose(m, n, k, dtype, order, "f16")
                 assert (s.tile, s.rule, s.l2_promotion) == (tile, "row_padding", "256B"), (m, n, k)
-        # N 14336: 168 tiles of 64x256 are past one wave: 128x256 (54.2 us against 64x256p's 64.6 at M 160)
-        assert schedule.choose(m, 14336, 4096, "f16", "F", "f16").tile == "128x256"
+        # N 14336: 168 tiles of 64x256 are past one wave: the waves rule, 128x256 (54.2 us against 64x256p's 64.6 at
+        # M 160), or with a column-major B 128x224 (128 tiles: one wave of 0.97 of the SMs)
+        assert schedule.choose(m, 14336, 4096, "f16", "C", "f16").tile == "128x256"
+        assert schedule.choose(m, 14336, 4096, "f16", "F", "f16").tile == "128x224"
     # the edges: 128 rows keep split-K, 193 rows the 128-row tiles (less padding: M 224 128x64 23.4 against 24.2)
     assert schedule.choose(128, 4096, 4096, "f16", "F", "f16").rule == "split_k"
     assert schedule.choose(193, 4096, 4096, "f16", "F", "f16").rule == "few_tiles"

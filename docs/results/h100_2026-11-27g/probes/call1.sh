@@ -1,0 +1,9 @@
+set -u
+export PYTHONPATH=$PWD PYTHONUNBUFFERED=1 PATH=/usr/local/cuda/bin:$PATH
+mkdir -p $OUT/r
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.limit --format=csv > $OUT/r/gpu.txt; date -u >> $OUT/r/gpu.txt
+S="160,4096,4096,F;192,4096,4096,F;256,4096,4096,F;256,6144,4096,F;160,6144,4096,C;256,4096,14336,F;192,4096,14336,F;256,10240,8192,F;256,8192,28672,F;256,8192,8192,F;256,57344,8192,F;160,57344,8192,F;80,4096,4096,F;96,4096,4096,F"
+timeout 150 python3 .carry/cublas_names.py "$S" > $OUT/r/names.log 2>&1
+T1="128x64+128x128+64x128pkb2+64x256p+128x128c2+256x128+128x64kb2+128x128kb2"
+timeout 400 python3 .carry/ab.py "256,4096,4096,F,$T1;256,4096,14336,F,$T1;256,6144,4096,F,$T1+128x192;160,4096,4096,F,$T1+64x64pkb2;192,4096,14336,F,$T1+192x128+192x192c2;256,8192,28672,F,128x128+128x256+256x128+128x256c2+128x192+128x128c2;256,57344,8192,F,128x256+128x192+256x128+128x256c2+128x192c2+128x128" > $OUT/r/ab1.log 2>&1
+cd $OUT && tar czf res.tgz r
