@@ -67,7 +67,7 @@ def main() -> int:
     bad = 0
     if "--block-scales" in sys.argv:
         return 1 if block_scale_cases(gpu.cupy(), rng) else 0
-    cases = [(t, "f32", "direct", "C", "C")
+    cases = [(t, "f32", "direct", "F" if wgmma.ALL_TILES[t].k_major_b_only else "C", "C")
              for t in dict.fromkeys((*wgmma.TILES, "128x128p", "64x256p", "128x256c2", "128x128c2"))]
     cases += [(t, o, "tma", "C", "C") for t in ("128x256", "128x256c2", "128x128p", "128x64", "64x256p", "64x256pc2",
                                                 "128x128pc2") for o in ("f16", "f32")]

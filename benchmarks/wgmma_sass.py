@@ -40,9 +40,9 @@ def main(argv) -> int:
     parser.add_argument("--scaled", action="store_true")
     args = parser.parse_intermixed_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
-    order = "F" if args.dtype in wgmma.FP8_DTYPES else "C"
     count = shutil.which("cuobjdump") is not None
     for tile in args.tiles or list(wgmma.TILES):
+        order = "F" if args.dtype in wgmma.FP8_DTYPES or wgmma.ALL_TILES[tile].k_major_b_only else "C"
         for act in args.acts.split(","):
             spec = wgmma.WgmmaKernelSpec(args.dtype, act, "per_n", tile=tile, out_dtype="f16", store="tma",
                                          b_order=order, scaled=args.scaled)

@@ -214,7 +214,7 @@ def main(argv=None) -> int:
     shapes = [(128, 256, 64), (1, 8, 8), (257, 136, 200), (997, 1000, 1024), (131, 520, 72), (1000, 4104, 640),
               (4096, 4096, 4096)]
     jobs = [dict(m=m, n=n, k=k, dtype=dtype, tile=tile) for (m, n, k) in shapes for dtype in wgmma.DTYPES
-            for tile in (*wgmma.TILES, "128x128p", "64x256p")]
+            for tile in (*wgmma.launcher_tiles("C"), "128x128p", "64x256p")]
     combos = [(act, bias, beta, save_z) for act in wgmma.ACT_KINDS for bias in wgmma.BIAS_MODES
               for beta, save_z in ((0.0, False), (0.5, True))]
     jobs += [dict(m=193, n=264, k=136, dtype=wgmma.DTYPES[i % 2], act=act, bias_mode=bias, beta=beta, save_z=save_z,
@@ -229,11 +229,11 @@ def main(argv=None) -> int:
                                                 j.get("beta", 0.0) != 0, j.get("save_z", False),
                                                 j.get("tile") or wgmma.choose_tile(j["m"], j["n"]), swap).build())
     wanted += [wgmma.spec_for(dt, 1, 1, 1, act=act, bias_mode=bias, tile=t).build() for dt in wgmma.DTYPES
-               for t in (*wgmma.TILES, "128x128p", "64x256p") for act, bias in (("none", "none"), ("relu", "per_n"))]
+               for t in (*wgmma.launcher_tiles("C"), "128x128p", "64x256p") for act, bias in (("none", "none"), ("relu", "per_n"))]
     wanted += [wgmma.WgmmaKernelSpec("f16", "relu", "per_n", tile="128x256", b_swap_offsets=s).build()
                for s in (False, True)]
     wanted += [wgmma.spec_for(dt, 1, 1, 1, act="relu", bias_mode="per_n", tile=t, out_dtype=dt).build()
-               for dt in wgmma.DTYPES for t in wgmma.TILES]
+               for dt in wgmma.DTYPES for t in wgmma.launcher_tiles("C")]
     wanted = list(dict.fromkeys(wanted))
     with ThreadPoolExecutor(16) as pool:
         list(pool.map(gpu.module, wanted))

@@ -78,12 +78,13 @@ class TunedTile:
 
 def candidate_tiles(dtype: str, m: int, a_order: str = "C", n: Optional[int] = None, k: Optional[int] = None,
                     b_order: Optional[str] = None) -> tuple[str, ...]:
-    """What `--tune` times and a table may name for a problem: every launcher tile (for 16-bit inputs)
+    """What `--tune` times and a table may name for a problem: every launcher tile that takes B's order (for 16-bit
+    inputs)
     and the skinny GEMM where it takes the problem (a row-major A, M <= its MAX_M): SKINNY (its rules' split, cluster
     and B load) and, given N, K and B's order, each of its variants (skinny.variant_tiles)."""
     if dtype not in DTYPES:
         return ()
-    tiles = tuple(wgmma.TILES)
+    tiles = wgmma.launcher_tiles(b_order)
     if dtype not in skinny.DTYPES or a_order != "C" or m > skinny.MAX_M:
         return tiles
     variants = skinny.variant_tiles(m, n, k, b_order) if None not in (n, k, b_order) else ()

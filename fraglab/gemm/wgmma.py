@@ -13,7 +13,7 @@ from itertools import product
 
 import numpy as np
 
-from ..errors import check_choice
+from ..errors import InputError, check_choice
 from ..memo import BoundedMemo
 from ..runtime.build import SM90A, Sm90aBuild
 from . import schedule
@@ -249,11 +249,12 @@ class WgmmaKernelSpec:
             raise ValueError(f"tile {self.tile!r} runs in clusters: the copy loader (a_load / b_load 'copy') needs "
                              f"a one-block tile")
         if self.tile_config.k_major_b_only and self.b_order != "F":
-            raise ValueError(f"tile {self.tile!r} is {self.tile_config.bn} columns wide, not whole 64-column boxes of "
-                             f"a row-major B: it takes B column-major (b_order 'F')")
+            raise InputError(f"tile {self.tile!r} is {self.tile_config.bn} columns wide, not whole 64-column boxes "
+                             f"of a row-major B: it takes B column-major (b_order 'F'); with a row-major B choose "
+                             f"one of {', '.join(launcher_tiles('C'))}", argument="tile")
         if "copy" in (self.a_load, self.b_load) and self.tile_config.k_major_b_only:
-            raise ValueError(f"tile {self.tile!r}: the copy loader (a_load / b_load 'copy') fills tiles of whole "
-                             f"64-column blocks")
+            raise InputError(f"tile {self.tile!r}: the copy loader (a_load / b_load 'copy') fills tiles of whole "
+                             f"64-column blocks", argument="tile")
         if "copy" in (self.a_load, self.b_load) and self.tile_config.stage_k > 1:
             raise ValueError(f"tile {self.tile!r} holds {self.tile_config.stage_k} K-blocks a stage: the copy loader "
                              f"(a_load / b_load 'copy') fills one K-block a stage")
@@ -307,6 +308,12 @@ def build_of(names: tuple[str, ...], options: tuple[str, ...] = ()) -> WgmmaBuil
 
 # ---------------------------------------------------------------------------------------------
 # Choosing a variant
+
+def launcher_tiles(b_order: str | None = None) -> tuple[str, ...]:
+    """The launcher's tiles that take B in `b_order` (None: every one): a tile between the 64-column multiples takes
+    a column-major B only (TileConfig.k_major_b_only)."""
+    return tuple(t for t, c in TILES.items() if b_order != "C" or not c.k_major_b_only)
+
 
 def tiles_for(m: int, n: int, tile: TileConfig) -> int:
     return -(-m // tile.bm) * -(-n // tile.bn)
@@ -493,6 +500,6 @@ PARAM_INDEX = {"map_a": 0, "map_b": 1, "map_d": 2, "map_bias": 3, "c": 10, "bias
                "b": 22}
 
 
-__all__ = ["DTYPES", "FP8_DTYPES", "INPUT_DTYPES", "OUT_DTYPES", "A_ORDERS", "B_ORDERS", "TILES", "SIXTEEN_BIT_TILES", "TileConfig", "WgmmaKernelSpec", "WgmmaBuild", "build_of",
+__all__ = ["DTYPES", "FP8_DTYPES", "INPUT_DTYPES", "OUT_DTYPES", "A_ORDERS", "B_ORDERS", "TILES", "launcher_tiles", "SIXTEEN_BIT_TILES", "TileConfig", "WgmmaKernelSpec", "WgmmaBuild", "build_of",
            "AccumulatorIndexing", "accumulator_indexing", "accumulator_header", "choose_tile", "spec_for", "all_specs",
            "all_builds", "bind", "launch", "launch_blocks", "tiles_for", "LOADS"]

@@ -45,6 +45,7 @@ def test_a_table_reads_back_what_it_wrote():
     ({"tile": "skinny", "a_order": "F"}, "tile 'skinny'"),            # it takes a row-major A only
     ({"tile": "skinny/k8", "k": 1024}, "tile 'skinny/k8'"),           # K 1024 in 8 shares: under 8 K-blocks each
     ({"tile": "skinny/1x4x2n64/k1/c1", "b_order": "C"}, "tile 'skinny/1x4x2n64"),   # the 8-warp grid: B column-major
+    ({"tile": "128x224", "b_order": "C"}, "tile '128x224'"),          # 224 columns: B column-major only
     ({"dtype": "e4m3"}, "dtype 'e4m3' is not one of f16, bf16"),      # fp8 keeps the rules
     ({"m": 0}, "m must be a whole number"),
     ({"n": 2.5}, "n must be a whole number"),
@@ -167,10 +168,12 @@ def test_merged_replaces_and_drops_a_tuned_problem_and_keeps_the_rest():
 
 
 def test_candidates_are_the_launcher_tiles_and_the_skinny_gemm_where_it_applies():
-    launcher = tuple(wgmma.TILES)
-    assert tuning.candidate_tiles("f16", 32) == (*launcher, "skinny")
-    assert tuning.candidate_tiles("bf16", 129) == launcher
-    assert tuning.candidate_tiles("f16", 8, "F") == launcher
+    launcher = wgmma.launcher_tiles("C")   # a row-major B: not the tiles between the 64-column multiples
+    assert tuning.candidate_tiles("f16", 32) == (*wgmma.TILES, "skinny")
+    assert "128x224" in tuning.candidate_tiles("f16", 256, "C", 57344, 8192, "F")
+    assert "128x224" not in launcher and set(launcher) < set(wgmma.TILES)
+    assert tuning.candidate_tiles("bf16", 129, b_order="C") == launcher
+    assert tuning.candidate_tiles("f16", 8, "F", b_order="C") == launcher
     assert tuning.candidate_tiles("e4m3", 8) == ()
     # only what the compile test instantiates: no experimental tile (a table naming one would launch a kernel no
     # CPU test compiled)

@@ -221,9 +221,15 @@ def test_every_instantiation_compiles_to_ptx(group):
 @pytest.mark.skipif(OFFLINE is not None, reason=str(OFFLINE))
 def test_representatives_assemble_to_sm90a_cubins():
     """One of each tile x dtype with the heaviest epilogue, and every experimental tile, with the real options."""
-    specs = [wgmma.WgmmaKernelSpec(dt, "gelu", "full", True, True, tile) for dt in wgmma.DTYPES for tile in wgmma.TILES]
-    specs += [wgmma.WgmmaKernelSpec("bf16", "relu", "per_n", tile=tile) for tile in wgmma.EXPERIMENTAL_TILES]
-    specs += [wgmma.WgmmaKernelSpec(dt, "gelu", "full", True, True, tile, out_dtype=out, store="tma")
+    def order(tile):   # B row-major where the tile takes it (the 64-column boxes), else column-major
+        return "F" if wgmma.ALL_TILES[tile].k_major_b_only else "C"
+
+    specs = [wgmma.WgmmaKernelSpec(dt, "gelu", "full", True, True, tile, b_order=order(tile)) for dt in wgmma.DTYPES
+             for tile in wgmma.TILES]
+    specs += [wgmma.WgmmaKernelSpec("bf16", "relu", "per_n", tile=tile, b_order=order(tile))
+              for tile in wgmma.EXPERIMENTAL_TILES]
+    specs += [wgmma.WgmmaKernelSpec(dt, "gelu", "full", True, True, tile, out_dtype=out, store="tma",
+                                    b_order=order(tile))
               for dt, out in (("f16", "f16"), ("bf16", "bf16"), ("f16", "f32")) for tile in wgmma.ALL_TILES]
     # block-scaled fp8 (a second accumulator beside the first, promoted after every K-block's wgmmas)
     specs += [wgmma.WgmmaKernelSpec("e4m3", act, "per_n", tile=tile, out_dtype="bf16", store="tma", b_order="F",
@@ -254,7 +260,8 @@ def test_launcher_shared_memory_is_the_kernels():
     lines = []
     for name in wgmma.ALL_TILES:
         for store in wgmma.STORES:
-            spec = wgmma.WgmmaKernelSpec("f16", tile=name, store=store)
+            spec = wgmma.WgmmaKernelSpec("f16", tile=name, store=store,
+                                         b_order="F" if wgmma.ALL_TILES[name].k_major_b_only else "C")
             tile = spec.tile_config
             lines.append(f"static_assert({tile.cpp(store == 'tma')}::kSmemBytes == {spec.smem_bytes}, "
                          f"\"{name} {store}\");")

@@ -77,7 +77,7 @@ def run_case(cp, m, n, k, dtype, *, act="none", bias_mode="none", beta=0.0, save
 
 # M any; N and K multiples of 8 (TMA's 16-byte row rule). Sizes of 1, odd, prime and several tiles.
 SIZES = [(1, 8, 8), (7, 24, 40), (131, 136, 72), (257, 264, 1000), (997, 520, 8), (300, 1032, 200), (128, 256, 64)]
-TEST_TILES = tuple(dict.fromkeys((*(t for t in wgmma.TILES if not wgmma.TILES[t].k_major_b_only), "128x128p", "64x256p", "128x256c2", "128x128c2", "64x256pc2",
+TEST_TILES = tuple(dict.fromkeys((*wgmma.launcher_tiles("C"), "128x128p", "64x256p", "128x256c2", "128x128c2", "64x256pc2",
                                   "128x128pc2",
                                   # more K-blocks per stage than the launcher's stage-K tiles, or in clusters
                                   "128x64kb2", "64x128pc2kb2", "64x64pkb4")))
