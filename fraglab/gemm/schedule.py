@@ -72,10 +72,18 @@ in docs/results/h100_2026-11-25b/gemm/, and H200 2026-11-26, docs/results/h200_2
    tile / the rules before / torch.mm): M 160, N 4096, K 4096 64x128pc2 23.6 / 35.2 (128x64) / 18.3, K 14336 65.1 /
    106.6 / 55.6; N 6144 64x192p 29.1 / 38.9 (128x128) / 24.9; N 8192 64x192p 33.2 / 44.5 / 30.9; N 11008 64x256p
    41.6 / 47.5 (128x192) / 40.0; M 192, N 4096, K 14336 65.6 / 96.3 / 70.1; a row-major B alike (M 160, N 4096:
-   23.8 / 34.1; N 11008 39.4 / 45.6). Past 192 rows the 128-row tiles pad less and stay (M 224, N 4096: 128x64
-   23.4 against 64x128pc2's 24.2). M 65-96 (`between3_F.log`, `tune_batch_F.txt`): M 80, N 6144, K 4096
+   23.8 / 34.1; N 11008 39.4 / 45.6). Past 192 rows the 128-row tiles pad less (M 224, N 4096: 128x64 23.4 against
+   64x128pc2's 24.2; rule `few_tiles` now takes 64x128pkb2 there, 22.9). M 65-96 (`between3_F.log`, `tune_batch_F.txt`): M 80, N 6144, K 4096
    64x128pc2 26.2 / 32.1 (128x64) / 23.6; N 8192, K 8192 M 72 55.2 / 63.3 / 50.9; N 10240, K 8192 64x192p 65.7 /
    73.8 (128x128) / 75.6; M 104 and up keep 128x64 within 1-4 % either way.
+3b. `row_pairs`: where rule `waves` below gives 128x128, M is two 128-row tiles (128 < M <= 256) and their pairs fit
+   one wave of clusters of two, 128x128c2: the two row tiles of a column share its B by multicast, so B crosses from
+   L2 to the SMs once (f16 / bf16). H100 2026-11-27 18:2x UTC, us, 128x128c2 / 128x128 / torch.mm, B column- / row-major
+   (`docs/results/h100_2026-11-27g/ab_m200_256.log`): 256x8192x28672 195.4 / 211.2 / 187.6, 187.0 / 210.0 / 183.7;
+   256x8192x8192 59.9 / 61.7 / 57.3, 56.1 / 60.0 / 54.3; 224x7168x28672 185.0 / 189.6 / 180.1, 170.7 / 186.2 / 164.0;
+   ahead at all 16 problems of M 224 / 256, N 7168 / 8192, K 8192 / 28672, both orders (2-18 %), and at M 200 / 256,
+   N 5120-8192, K 2048-14336 (`ab_rules2.log`: 256x5120x14336 row-major 75.3 / 84.6 / 64.7, 200x6144x14336 88.0 /
+   97.8 / 76.0) but one, level (200x8192x2048 row-major 20.6 / 20.5).
 4. `waves`: when 128x64 tiles would not fit one wave, the tile of 128x256 / 128x192 / 128x128 whose
    waves do the most useful work: (M x N) / (whole waves x SMs x tile area) x the tile's measured rate
    (`useful_share`; 128x192 for 16-bit inputs only). H100: 3072^3: 128x256 2.18 waves, 570; 128x128 4.36 waves,
@@ -93,7 +101,13 @@ in docs/results/h100_2026-11-25b/gemm/, and H200 2026-11-26, docs/results/h200_2
    K-blocks: H100 2026-11-27 14:44 UTC, us, against 64x64p, N 4096: M 128, K 2048 12.61 / 13.95; M 80 / 88 / 96, K
    4096 21.71 / 20.22 / 19.97 against 22.14 / 21.86 / 22.16; M 72 23.94 / 22.40) for f16 / bf16 where its tiles fit
    one wave too (H200, M = 128, N = 4096, us, 64x64p / 128x64: K 4096 20.0 / 22.0, K 11008 42.9 / 48.1, K 14336
-   54.0 / 60.3, B column-major; N = 8192, K = 4096: 256 tiles of 64x64, 33.8 / 25.3), else 128x64 (H100, M = 128,
+   54.0 / 60.3, B column-major; N = 8192, K = 4096: 256 tiles of 64x64, 33.8 / 25.3), else 64x128pkb2 where its tiles
+   fit one wave (H100 2026-11-27 18:2x UTC, us, 64x128pkb2 / 128x64 / torch.mm, B column-major,
+   `ab_m200_256.log`: 256x4096x4096 23.2 / 23.8 / 21.5, 256x4096x14336 63.5 / 66.5 / 63.5, 200x4096x14336 65.9 / 92.6 /
+   57.3, 224x3072x14336 57.6 / 63.1 / 48.6; ahead at all 24 problems of M 200-256, N
+   3072 / 4096, K 4096 / 14336, both orders, and at M 320-1024 with N 1024 / 2048, e.g. 320x2048x14336 55.6 / 66.1 /
+   40.9, `ab_rules2.log`) past 128 rows (FEW_TILES_ONE_ROW_M: at M 112 / 128 one row of 128x64 tiles is ahead at K
+   14336, 128x6144x14336 72.0 / 74.0, and level at K 2048), else 128x64 (H100, M = 128,
    N = K = 4096: 128x64 212, 128x128 167; 1000^3 with rows at 128-byte pitches: 128x64 213, 128x128 195).
 
 `block_scales` (e4m3 with DeepGEMM's 1x128 / 128x128 scales): the kernel keeps a second accumulator for each
@@ -153,7 +167,8 @@ SIXTEEN_BIT_ONLY = ("128x192", "128x192c2", "192x192c2", "64x128pc2", "64x64p", 
 _BYTES = {"f16": 2, "bf16": 2, "f32": 4, "e4m3": 1}
 L2_PROMOTIONS = ("none", "64B", "128B", "256B")
 DEFAULT_L2_PROMOTION = "256B"
-RULES = ("block_scales", "split_k", "one_row_tile", "sector_misaligned_rows", "row_padding", "waves", "few_tiles")
+RULES = ("block_scales", "split_k", "one_row_tile", "sector_misaligned_rows", "row_padding", "row_pairs", "waves",
+         "few_tiles")
 SPLIT_K_MIN_K = {"64x64pk2kb2": 4096, "128x64k2": 4096}   # the split-K tile for M <= 64 / above, from this K
 SPLIT_K_BLOCK_SCALES_MIN_K = 4096   # rule block_scales' split-K tiles (one K-block a stage: 64x64pk2, 128x64k2)
 SPLIT_K_MAX_M = 128
@@ -164,6 +179,8 @@ ROW_PADDING_MAX_M = 192      # ... and 64 < M <= this
 # 128x128 by 1-2 %)
 ROW_PADDING_TILES = {"64x128pkb2": 64, "64x192p": 64, "64x256p": 128}
 SPLIT_K_MIN_K_PADDED = 6144   # 128x64k2's shortest K where rule row_padding's padding applies (M <= 96)
+ROW_PAIRS_M = (128, 256)      # rule row_pairs: M of exactly two 128-row tiles (measured at 200-256)
+FEW_TILES_ONE_ROW_M = 128     # rule few_tiles: up to this M one 128x64 row of tiles beats 64x128pkb2 at long K
 SKINNY_RULE = "skinny_split_k"   # choose_kernel's one rule
 SKINNY_MAX_M = 32
 
@@ -270,9 +287,16 @@ def choose(m: int, n: int, k: int, dtype: str = "f16", b_order: str = "C", out_d
         rates = TILE_RATE if sixteen_bit else {t: r for t, r in TILE_RATE.items() if t not in SIXTEEN_BIT_ONLY}
         if sixteen_bit and b_order == "F":
             rates = {**rates, **TILE_RATE_K_MAJOR_B}
-        return Schedule(_best_tile(m, n, sm_count, rates), promotion, "waves")
-    narrow = sixteen_bit and tile_count(m, n, 64, 64) <= sm_count
-    return Schedule("64x64pkb2" if narrow else "128x64", promotion, "few_tiles")
+        tile = _best_tile(m, n, sm_count, rates)
+        if (sixteen_bit and tile == "128x128" and ROW_PAIRS_M[0] < m <= ROW_PAIRS_M[1]
+                and cluster_units(m, n, 128, 128, 2) <= sm_count // 2):
+            return Schedule("128x128c2", promotion, "row_pairs")
+        return Schedule(tile, promotion, "waves")
+    if sixteen_bit and tile_count(m, n, 64, 64) <= sm_count:
+        return Schedule("64x64pkb2", promotion, "few_tiles")
+    if sixteen_bit and m > FEW_TILES_ONE_ROW_M and tile_count(m, n, 64, 128) <= sm_count:
+        return Schedule("64x128pkb2", promotion, "few_tiles")
+    return Schedule("128x64", promotion, "few_tiles")
 
 
 def choose_kernel(m: int, n: int, k: int, dtype: str = "f16", b_order: str = "C", out_dtype: str = "f32",

@@ -322,9 +322,9 @@ SCHEDULED = [((1, 1000, 1000), "one_row_tile"), ((16, 4104, 520), "one_row_tile"
              ((200, 1000, 360), "sector_misaligned_rows"), ((1100, 3000, 1000), "sector_misaligned_rows"),
              ((1300, 2000, 136), "sector_misaligned_rows"), ((129, 2048, 544), "few_tiles"),
              ((1000, 1024, 144), "few_tiles"), ((1000, 1152, 144), "waves"), ((40, 272, 8224), "split_k"),
-             ((100, 528, 8256), "split_k"), ((1000, 2000, 136), "sector_misaligned_rows")]
-# their tiles (f16): 64x64p, 64x64p, 64x64p, 64x128pc2, 192x192c2, 128x192c2, 64x64p, 128x64, 128x128, 64x64pk2,
-# 128x64k2 (K-blocks 129: the second block of each cluster one fewer) and 128x128c2
+             ((100, 528, 8256), "split_k"), ((1000, 2000, 136), "sector_misaligned_rows"), ((200, 8192, 144), "row_pairs")]
+# their tiles (f16): 64x64pkb2 (three), 64x128pc2, 192x192c2, 128x192c2, 64x64pkb2, 64x128pkb2, 128x128 (B column-major
+# 128x96), 64x64pk2kb2, 128x64k2 (K-blocks 129: the second block of each cluster one fewer), 128x128c2 and 128x128c2
 
 
 def _scheduled_case(case, b_order):

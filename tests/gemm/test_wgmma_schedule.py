@@ -9,8 +9,8 @@ from fraglab.gemm import schedule, wgmma
 
 def test_rules_are_named_and_every_choice_is_a_launcher_tile():
     seen = set()
-    for m in (1, 16, 64, 65, 128, 160, 1000, 2048, 3000, 4095, 8192):
-        for n in (8, 1000, 3000, 4096, 14336):
+    for m in (1, 16, 64, 65, 128, 160, 256, 1000, 2048, 3000, 4095, 8192):
+        for n in (8, 1000, 3000, 4096, 8192, 14336):
             for k in (8, 1000, 4096, 8192):
                 for dtype, order in (("f16", "C"), ("bf16", "F"), ("e4m3", "F")):
                     for block in (False, True) if dtype == "e4m3" else (False,):
@@ -157,8 +157,9 @@ def test_rule_waves_takes_the_tiles_between_64_column_multiples_for_a_column_maj
         s = schedule.choose(m, n, k, "f16", "F", "f16")
         assert (s.tile, s.rule) == (tile, "waves"), (m, n, k)
         assert schedule.choose(m, n, k, "bf16", "F", "bf16").tile == tile
-        # a row-major B, and e4m3 (unmeasured on them), keep the 64-column multiples
-        assert schedule.choose(m, n, k, "f16", "C", "f16").tile == before, (m, n, k)
+        # a row-major B, and e4m3 (unmeasured on them), keep the 64-column multiples (at M 256, N 6144 a row-major B
+        # takes rule row_pairs' 128x128c2)
+        assert schedule.choose(m, n, k, "f16", "C", "f16").tile in (before, before + "c2"), (m, n, k)
         assert not wgmma.TILES[schedule.choose(m, n, k, "e4m3", "F", "f16").tile].k_major_b_only
     # where the shares are near level the rate keeps 128x256: 8192^3 is 15.5 waves of 128x256 (0.97) and 17.9 of
     # 128x224 (0.997 x 0.97): 1678 against 1683 us; 4096^3 3.9 waves (0.97) against 4.6 (0.92 x 0.97)
@@ -248,10 +249,37 @@ def test_rule_few_tiles_takes_the_smallest_tile():
     # N 8192: 256 tiles of 64x64 are two waves; 128x64's 128 are one (25.3 us against 33.8 at K 4096)
     s = schedule.choose(128, 8192, 4096, "f16", "F", "f16")
     assert (s.tile, s.rule) == ("128x64", "few_tiles")
-    # 1024^3: 128 tiles of 128x64 fit one wave (rows at 128-byte pitches, 1000^3: 213 against 128x128's 195)
-    assert schedule.choose(1024, 1024, 1024).tile == "128x64"
-    # 129 tiles of 128x64 would not: the waves rule
-    assert schedule.choose(1032, 1024, 1024).rule == "waves"
+    # past 128 rows 64x128pkb2 where its tiles fit one wave (1024x1024x2048: 128 of them, 13.41 us against 128x64's
+    # 14.72; 256x4096x14336 63.5 against 66.5; 200x4096x14336 65.9 against 92.6)
+    for m, n, k in ((1024, 1024, 1024), (256, 4096, 14336), (200, 4096, 4096), (320, 2048, 14336)):
+        for order in ("F", "C"):
+            s = schedule.choose(m, n, k, "f16", order, "f16")
+            assert (s.tile, s.rule) == ("64x128pkb2", "few_tiles"), (m, n, k, order)
+    # at M <= 128 one row of 128x64 tiles is ahead at long K (128x6144x14336 72.0 against 74.0)
+    assert schedule.choose(128, 6144, 14336, "f16", "F", "f16").tile == "128x64"
+    assert schedule.choose(1024, 1024, 1024, "e4m3", "F", "f16").tile == "128x64"   # 64-row tiles: 16-bit only
+    # 480 x 2112: 136 tiles of 64x128 are past one wave, 128x64's 132 are not (1000^3 at 128-byte pitches: 128x64
+    # 213 against 128x128's 195)
+    assert schedule.choose(480, 2112, 4096, "f16", "F", "f16").tile == "128x64"
+    # more than a wave of 128x64 tiles: the waves rule
+    assert schedule.choose(1024, 1088, 1024).rule == "waves"
+
+
+def test_rule_row_pairs_shares_b_between_the_two_row_tiles_of_m():
+    # M 129-256 where the waves rule gives 128x128 and its pairs of row tiles fit one wave of clusters: 128x128c2,
+    # B multicast to both (256x8192x28672, B column- / row-major: 195.4 / 187.0 us against 128x128's 211.2 / 210.0)
+    for m, n, k, order in ((256, 8192, 28672, "F"), (256, 8192, 28672, "C"), (200, 6144, 14336, "C"),
+                           (224, 7168, 8192, "F"), (193, 8192, 4096, "C")):
+        s = schedule.choose(m, n, k, "bf16", order, "f16")
+        assert (s.tile, s.rule) == ("128x128c2", "row_pairs"), (m, n, k, order)
+        assert schedule.cluster_units(m, n, 128, 128, 2) <= 66
+    # not past two row tiles, nor where the pairs overflow a wave (N 8448: 66 units; 8576: 67), nor for e4m3 (128x128c2
+    # is a 16-bit tile), nor where the waves rule takes another tile (N 6144, B column-major: 128x96)
+    assert schedule.choose(257, 8192, 8192, "f16", "F", "f16").tile != "128x128c2"
+    assert schedule.choose(256, 8448, 8192, "f16", "C", "f16").rule == "row_pairs"
+    assert schedule.choose(256, 8576, 8192, "f16", "C", "f16").rule == "waves"
+    assert schedule.choose(256, 8192, 8192, "e4m3", "F", "f16").tile == "128x128"
+    assert schedule.choose(256, 6144, 4096, "f16", "F", "f16").tile == "128x96"
 
 
 def test_rule_split_k_for_few_tiles_and_a_long_k():
@@ -313,7 +341,8 @@ def test_launcher_takes_the_schedule_and_a_forced_tile_keeps_the_promotion():
     spec = wgmma.spec_for("f16", 3000, 3000, 3000, out_dtype="f16", tile="128x128")
     assert (spec.tile, spec.l2_promotion) == ("128x128", "none")
     assert wgmma.spec_for("e4m3", 16, 4096, 4096, b_order="F").tile == "64x256p"
-    assert wgmma.choose_tile(1024, 1024, 132) == "128x64"
+    assert wgmma.choose_tile(1024, 1024, 132) == "64x128pkb2"
+    assert wgmma.choose_tile(1024, 1024, 132, dtype="e4m3", b_order="F") == "128x64"
     with pytest.raises(ValueError, match="l2_promotion 'x'.*none, 64B, 128B, 256B"):
         wgmma.WgmmaKernelSpec("f16", l2_promotion="x")
 
