@@ -6,8 +6,8 @@ loads, imm-trans-a) and the ragged-shape tiles (128x192, 256x128, 64x128p; clust
 64x128p, a K-major B multicast; split-K clusters of two on 64x64p, 128x64 and 64x128p; 192-row tiles with three
 consumer warpgroups; clusters of 2x2 and 1x2, A multicast along N), and block-scaled e4m3 (a second accumulator
 per K-block, scales read per K-block; one-block, ping-pong, split-K and 1x2-cluster tiles), and stages of two or four
-K-blocks (the last filled up with zeros from past K), and tiles of 96, 160 and 224 columns (B column-major; a 16-bit D
-in 64-byte chunks). Exits 1 if a result is wrong.
+K-blocks (the last filled up with zeros from past K), and tiles of 96, 160 and 224 columns (a 16-bit D in 64-byte chunks;
+B column-major, or row-major in slots of whole 64-column boxes). Exits 1 if a result is wrong.
 
 Usage (device): compute-sanitizer --tool racecheck python3 benchmarks/wgmma_sanitize.py [--layouts-only | --copy-only
                 | --block-scales] [--tiles 64x64pk2,...]
@@ -104,6 +104,9 @@ def main() -> int:
                                                          ("128x96", "f16", "tma", "F"), ("128x224c2", "f16", "tma", "C"),
                                                          ("128x160c2", "f16", "direct", "C"),
                                                          ("128x96c2", "f16", "tma", "C"))]
+    # and for a row-major B in slots of whole 64-column boxes
+    layouts += [(t, o, st, "C", ao) for t, o, st, ao in (("128x224r", "f16", "tma", "C"), ("128x160r", "f32", "tma", "F"),
+                                                         ("128x96r", "f16", "direct", "C"))]
     # the copy loader (loads of A and B last): the schedule's tiles for misaligned rows, one operand on TMA too
     copies = [(t, o, "tma", bo, ao, loads) for t, o, bo, ao, loads in (
         ("128x192", "f16", "C", "C", ("copy", "copy")), ("128x192", "f32", "F", "C", ("tma", "copy")),

@@ -30,6 +30,7 @@ INPUT_DTYPES = (*DTYPES, *FP8_DTYPES)
 OUT_DTYPES = ("f32", "f16", "bf16")   # D; Z is always f32
 STORES = ("direct", "tma")        # D from registers, or through shared memory and TMA stores
 B_ORDERS = ("C", "F")             # B (K x N) row-major, or column-major (a row-major N x K: the K-major operand)
+_B_ORDER_NAMES = {"C": "row-major", "F": "column-major"}
 A_ORDERS = ("C", "F")             # A (M x K) row-major (K-major), or column-major (a row-major K x M: MN-major)
 # How an operand reaches the stages: TMA boxes, or 16-byte cp.async chunks by the producer's copy threads into the
 # same swizzled layout, so that no TMA box has rows 16 but not 32 bytes aligned (one-block tiles; a launch
@@ -56,6 +57,8 @@ class TileConfig:
     cluster_n: int = 1     # 2: the cluster also spans two horizontally adjacent tiles, A multicast to both
     stage_k: int = 1       # K-blocks per stage (WgmmaTile::StageK): one TMA thread lands a stage in a roughly
     #                        fixed time plus its bytes, so small tiles stream faster with two
+    b_slot_n: int = 0      # B's columns in a stage when more than bn (WgmmaTile::BSlotN): bn rounded up to whole
+    #                        64-column boxes, so a tile of 96 / 160 / 224 columns takes a row-major B
 
     @property
     def consumers(self) -> int:
@@ -84,8 +87,9 @@ class TileConfig:
         bias_bytes = -(-bias_floats * 4 // 1024) * 1024
         # ring full / empty, two ping-pong turns, bias full / empty per consumer (+ split-K reduce full / free)
         barriers = 2 * self.stages + 2 + 2 * self.consumers * (2 if self.cluster_k > 1 else 1)
-        return (self.stages * self.stage_k * (self.bm * BK * 2 + BK * self.bn * 2) + bias_bytes + self.reduce_bytes + barriers * 8
-                + 1024)
+        b_cols = self.b_slot_n or self.bn
+        return (self.stages * self.stage_k * (self.bm * BK * 2 + BK * b_cols * 2) + bias_bytes + self.reduce_bytes
+                + barriers * 8 + 1024)
 
     @property
     def holds_block_scales(self) -> bool:
@@ -96,10 +100,17 @@ class TileConfig:
             128 if self.consumers == 2 else 96)
 
     @property
+    def b_orders(self) -> tuple[str, ...]:
+        """B's orders the tile takes. A row-major B (MN-major, 'C') loads in 64-column boxes and a column-major one
+        ('F', K-major) in one box of bn rows, so a tile whose columns are not whole boxes (n96, n160, n224) takes
+        B column-major, or, with a slot of whole boxes (b_slot_n), row-major only."""
+        if self.bn % 64 == 0:
+            return ("C", "F")
+        return ("C",) if self.b_slot_n else ("F",)
+
+    @property
     def k_major_b_only(self) -> bool:
-        """An MN-major B (row-major, b_order 'C') loads in 64-column boxes: a tile whose columns are not whole
-        boxes (n96, n160, n224) takes B column-major (K-major: one box of bn rows) only."""
-        return self.bn % 64 != 0
+        return self.b_orders == ("F",)
 
     def chunk_bytes(self, out_dtype: str) -> int:
         """Bytes of each D row one staged TMA store moves (wgmma.cu's chunk_bytes): 128, or 64 (64B swizzle) where
@@ -122,15 +133,17 @@ class TileConfig:
         return self.consumers * self.store_buffers * self.warpgroup_rows * 128
 
     def cpp(self, staged_store: bool = False) -> str:
+        slot = f", {self.b_slot_n}" if self.b_slot_n else ""
         return (f"fraglab::wgmma_gemm::WgmmaTile<{self.bm}, {self.bn}, {self.stages}, {self.group_m}, "
                 f"{'true' if self.pingpong else 'false'}, {self.cluster_m}, {'true' if staged_store else 'false'}, "
-                f"{self.max_store_buffers}, {self.cluster_k}, {self.cluster_n}, {self.stage_k}>")
+                f"{self.max_store_buffers}, {self.cluster_k}, {self.cluster_n}, {self.stage_k}{slot}>")
 
 
 # The launcher's tiles (benchmarks/wgmma_suite.py --tiles times the candidates; the winners stay here).
 # Suffix p: ping-pong schedule; c2: clusters of two blocks with B multicast (c2x2: two by two, A multicast along N
 # too; n2: one by two, A multicast); k2: clusters of two splitting K; gN: N row tiles per group; s3: 3 stages; b1:
-# one D staging buffer per consumer; kbN: N K-blocks per stage.
+# one D staging buffer per consumer; kbN: N K-blocks per stage; r: a row-major B in a slot of whole 64-column boxes
+# (tiles of 96 / 160 / 224 columns, which otherwise take a column-major B only).
 # The measurements behind each tile and its settings: docs/wgmma-gemm.md, "The launcher's tiles, as measured".
 # Which of them a problem gets is fraglab/gemm/schedule.py's rules (64x64pkb2 / 64x64pk2kb2 / 64x128pkb2: M <= 64).
 TILES: dict[str, TileConfig] = {
@@ -192,6 +205,10 @@ EXPERIMENTAL_TILES: dict[str, TileConfig] = {
     "64x192pkb2": TileConfig(64, 192, 3, pingpong=True, stage_k=2),
     "128x128kb2": TileConfig(128, 128, 3, stage_k=2),
     "128x128c2kb2": TileConfig(128, 128, 3, cluster_m=2, stage_k=2),
+    # the same widths for a row-major B: B's slot rounded up to whole 64-column boxes
+    "128x224r": TileConfig(128, 224, 4, 16, b_slot_n=256),
+    "128x160r": TileConfig(128, 160, 5, 16, b_slot_n=192),
+    "128x96r": TileConfig(128, 96, 6, b_slot_n=128),
     "128x96c2": TileConfig(128, 96, 7, cluster_m=2),
     "128x160c2": TileConfig(128, 160, 5, 16, cluster_m=2),
     "128x224c2": TileConfig(128, 224, 4, 16, cluster_m=2),
@@ -248,11 +265,14 @@ class WgmmaKernelSpec:
         if "copy" in (self.a_load, self.b_load) and self.tile_config.cluster_blocks > 1:
             raise ValueError(f"tile {self.tile!r} runs in clusters: the copy loader (a_load / b_load 'copy') needs "
                              f"a one-block tile")
-        if self.tile_config.k_major_b_only and self.b_order != "F":
-            raise InputError(f"tile {self.tile!r} is {self.tile_config.bn} columns wide, not whole 64-column boxes "
-                             f"of a row-major B: it takes B column-major (b_order 'F'); with a row-major B choose "
-                             f"one of {', '.join(launcher_tiles('C'))}", argument="tile")
-        if "copy" in (self.a_load, self.b_load) and self.tile_config.k_major_b_only:
+        if self.b_order not in self.tile_config.b_orders:
+            wanted = self.tile_config.b_orders[0]
+            why = (f"its {self.tile_config.bn} columns are not whole 64-column boxes of a row-major B" if wanted == "F"
+                   else "its stage holds B in whole 64-column boxes of a row-major B")
+            raise InputError(f"tile {self.tile!r} takes B {_B_ORDER_NAMES[wanted]} only (b_order {wanted!r}): {why}; "
+                             f"with b_order {self.b_order!r} choose one of {', '.join(launcher_tiles(self.b_order))}",
+                             argument="tile")
+        if "copy" in (self.a_load, self.b_load) and self.tile_config.bn % 64:
             raise InputError(f"tile {self.tile!r}: the copy loader (a_load / b_load 'copy') fills tiles of whole "
                              f"64-column blocks", argument="tile")
         if "copy" in (self.a_load, self.b_load) and self.tile_config.stage_k > 1:
@@ -310,9 +330,8 @@ def build_of(names: tuple[str, ...], options: tuple[str, ...] = ()) -> WgmmaBuil
 # Choosing a variant
 
 def launcher_tiles(b_order: str | None = None) -> tuple[str, ...]:
-    """The launcher's tiles that take B in `b_order` (None: every one): a tile between the 64-column multiples takes
-    a column-major B only (TileConfig.k_major_b_only)."""
-    return tuple(t for t, c in TILES.items() if b_order != "C" or not c.k_major_b_only)
+    """The launcher's tiles that take B in `b_order` (None: every one; TileConfig.b_orders)."""
+    return tuple(t for t, c in TILES.items() if b_order is None or b_order in c.b_orders)
 
 
 def tiles_for(m: int, n: int, tile: TileConfig) -> int:
@@ -360,7 +379,7 @@ def all_specs() -> list[WgmmaKernelSpec]:
             for dtype, act, bias_mode, has_c, save_z, tile, out, order, scales, bias_dtype
             in product(INPUT_DTYPES, ACT_KINDS, BIAS_MODES, (False, True), (False, True), TILES, OUT_DTYPES, B_ORDERS,
                        ("none", "rowwise", "block"), BIAS_DTYPES)
-            if (order == "F" or (dtype not in FP8_DTYPES and not TILES[tile].k_major_b_only))
+            if order in TILES[tile].b_orders and (order == "F" or dtype not in FP8_DTYPES)
             and (scales == "none" or dtype in FP8_DTYPES)
             and (tile not in SIXTEEN_BIT_TILES or dtype in DTYPES or scales == "block")
             and (scales != "block" or tile in schedule.BLOCK_SCALE_TILES)

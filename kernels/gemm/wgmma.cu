@@ -78,7 +78,7 @@ __host__ __device__ constexpr int consumer_regs() {
 // the small tiles of decode M stream faster with two K-blocks a stage. A tile's last stage is filled up with
 // zeros (boxes past K) so that every stage is StageK K-blocks of wgmma with no branch among them.
 template <int BM_, int BN_, int Stages_, int GroupM_, bool PingPong_, int ClusterM_ = 1, bool StagedStore_ = false,
-          int MaxStoreBuffers_ = 2, int ClusterK_ = 1, int ClusterN_ = 1, int StageK_ = 1>
+          int MaxStoreBuffers_ = 2, int ClusterK_ = 1, int ClusterN_ = 1, int StageK_ = 1, int BSlotN_ = 0>
 struct WgmmaTile {
   static constexpr int BM = BM_;
   static constexpr int BN = BN_;
@@ -97,7 +97,10 @@ struct WgmmaTile {
   static constexpr int kWarpgroupRows = PingPong ? BM : BM / kConsumers;
   static constexpr int kMmaM = kWarpgroupRows / 64;
   static constexpr int kABytes = BM * kSwizzleBytes;        // (BM, one K-block of 128 bytes): row r at r * 128, swizzled
-  static constexpr int kBBytes = BN * kSwizzleBytes;        // BN / 64 blocks of (K64 rows, N64 = 128 bytes), or (BN, K)
+  // B's columns in a stage: BN, or (BSlotN_) BN rounded up to whole 64-column boxes of a row-major B (the last box
+  // reads columns of the next tile, which the wgmma of this one never reads)
+  static constexpr int kBSlotN = BSlotN_ > 0 ? BSlotN_ : BN;
+  static constexpr int kBBytes = kBSlotN * kSwizzleBytes;   // kBSlotN / 64 blocks of (K64 rows, N64 = 128 bytes), or (BN, K)
   static constexpr int kBBlockBytes = kBK * kSwizzleBytes;  // one (K64, N64) block
   static constexpr int kKBlockBytes = kABytes + kBBytes;    // one K-block's A, then its B
   static constexpr int kStageBytes = StageK * kKBlockBytes;
@@ -139,6 +142,8 @@ struct WgmmaTile {
                 "split-K over two blocks, not with ClusterM or ClusterN");
   static_assert(BM % (64 * ClusterN) == 0, "A's box splits into whole 64-row parts between a row's blocks");
   static_assert(StageK == 1 || StageK == 2 || StageK == 4, "one, two or four K-blocks per stage");
+  static_assert(kBSlotN == BN || (kBSlotN % 64 == 0 && kBSlotN > BN && kBSlotN - BN < 64),
+                "B's slot is the tile's columns, or them rounded up to whole 64-column boxes");
   static_assert(kReduceBytes % 1024 == 0, "the store buffers after the reduce buffers stay 1024-byte aligned");
   static_assert(kBiasBytes % 1024 == 0, "the store buffers after the bias stay 1024-byte aligned");
 };
@@ -765,7 +770,7 @@ __device__ __forceinline__ void copy_producer(unsigned smem, unsigned full, unsi
                               tn * BN, lt);
       } else {
 #pragma unroll 1
-        for (int j = 0; j < BN / 64; ++j) {
+        for (int j = 0; j < Tile::kBSlotN / 64; ++j) {
           copy_box_swizzled<64>(stage + Tile::kABytes + j * Tile::kBBlockBytes, b_raw, b_pitch, b_inner,
                                 b_outer, (tn * BN + j * 64) * kT, kb * kBK, lt);
         }
@@ -806,7 +811,7 @@ __device__ __forceinline__ void copy_producer_tma_part(unsigned char* smem, unsi
         tma_load_2d(stage + Tile::kABytes, &tma_b, kb * kBlockK, tn * BN, &full[s]);
       } else {
 #pragma unroll
-        for (int j = 0; j < BN / 64; ++j) {
+        for (int j = 0; j < Tile::kBSlotN / 64; ++j) {
           tma_load_2d(stage + Tile::kABytes + j * Tile::kBBlockBytes, &tma_b, tn * BN + j * 64, kb * kBK,
                       &full[s]);
         }
@@ -837,7 +842,8 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
   constexpr int kBlockK = kSwizzleBytes / static_cast<int>(sizeof(T));
   constexpr int kSteps = kSwizzleBytes / 32;
   static_assert(sizeof(T) == 2 || BKMajor, "8-bit operands are K-major only: B comes column-major");
-  static_assert(BN % 64 == 0 || BKMajor, "an MN-major B loads in 64-column blocks: BN a multiple of 64");
+  static_assert(BKMajor ? Tile::kBSlotN == BN : Tile::kBSlotN % 64 == 0,
+                "a K-major B is one box of the tile's columns; an MN-major one whole 64-column boxes (BSlotN)");
   static_assert(wgmma_acc::kPairsAdjacent, "the epilogue stores slot pairs (2j, 2j+1) as one float2");
   static_assert(!Epi::kBlockScale || (sizeof(T) == 1 && (BN == 64 || BN == 128) &&
                                       2 * kMmaM * BN / 2 <= (Tile::kConsumers == 2 ? 128 : 96) &&
@@ -1037,7 +1043,7 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
               }
             }
 #pragma unroll
-            for (int j = 0; j < (BKMajor ? 0 : BN / 64); ++j) {
+            for (int j = 0; j < (BKMajor ? 0 : Tile::kBSlotN / 64); ++j) {
               unsigned char* dst = stage + Tile::kABytes + j * Tile::kBBlockBytes;
               if (!has_cols) break;
               if constexpr (ClusterM == 1) {

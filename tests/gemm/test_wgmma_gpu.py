@@ -30,9 +30,11 @@ def precompiled(cp, sm90):
     specs += [wgmma.spec_for("f16", 70, 136, 48, act=act, bias_mode="per_n") for act in NAN_ACTS]
     specs += [wgmma.spec_for(dt, m, n, k, act="gelu", bias_mode="per_m", tile=t, out_dtype=out, store=store)
               for (m, n, k), dt, t, out, store in OUT_CASES]
-    specs += [wgmma.spec_for("f16", 1, 1, 1, tile=t, out_dtype=o, store="tma",
-                             b_order="F" if t in K_MAJOR_B_TILES else "C")
-              for t in COLUMN_B_TILES for o in ("f16", "f32")]
+    specs += [wgmma.spec_for("f16", 1, 1, 1, tile=t, out_dtype=o, store="tma", b_order=wgmma.ALL_TILES[t].b_orders[0])
+              for t in LAYOUT_TILES for o in ("f16", "f32")]
+    specs += [wgmma.spec_for("bf16", m, n, k, act="relu", bias_mode="per_n", tile=t, out_dtype=o,
+                             b_order=wgmma.ALL_TILES[t].b_orders[0])
+              for (m, n, k), t, o in itertools.product(SIZES, WIDE_TILES, ("f16", "bf16"))]
     specs += [wgmma.spec_for("f16", 1, 1, 1, tile=t, store=st, b_order="F") for t in K_MAJOR_B_TILES
               for st in wgmma.STORES]
     specs += [wgmma.spec_for(dt, m, n, k, act="relu", bias_mode="per_n", tile=t, b_order="F")
@@ -80,11 +82,17 @@ SIZES = [(1, 8, 8), (7, 24, 40), (131, 136, 72), (257, 264, 1000), (997, 520, 8)
 TEST_TILES = tuple(dict.fromkeys((*wgmma.launcher_tiles("C"), "128x128p", "64x256p", "128x256c2", "128x128c2", "64x256pc2",
                                   "128x128pc2",
                                   # more K-blocks per stage than the launcher's stage-K tiles, or in clusters
-                                  "128x64kb2", "64x128pc2kb2", "64x64pkb4")))
+                                  "128x64kb2", "64x128pc2kb2", "64x64pkb4",
+                                  # 96 / 160 / 224 columns of a row-major B in slots of whole 64-column boxes
+                                  "128x224r", "128x160r", "128x96r")))
 # tiles whose columns are not whole 64-column boxes of a row-major B (n96 / n160 / n224): B column-major only; their
 # 16-bit D leaves in 64-byte chunks (64B swizzle)
 K_MAJOR_B_TILES = tuple(t for t, c in wgmma.ALL_TILES.items() if c.k_major_b_only)
-COLUMN_B_TILES = TEST_TILES + K_MAJOR_B_TILES   # a cluster's first block multicasts a K-major B whole
+# a cluster's first block multicasts a K-major B whole
+COLUMN_B_TILES = tuple(t for t in TEST_TILES if "F" in wgmma.ALL_TILES[t].b_orders) + K_MAJOR_B_TILES
+# tiles of 96 / 160 / 224 columns, each with the B order it takes; every tile, for the layout tests
+WIDE_TILES = tuple(t for t, c in wgmma.ALL_TILES.items() if c.bn % 64)
+LAYOUT_TILES = tuple(dict.fromkeys(TEST_TILES + K_MAJOR_B_TILES))
 # e4m3: K a multiple of 16 (rows of K bytes); M any
 FP8_SIZES = [(1, 8, 16), (131, 136, 64), (257, 264, 1024), (300, 1032, 208), (997, 520, 16), (128, 256, 128)]
 COMBOS = list(itertools.product(ACT_KINDS, BIAS_MODES))
@@ -139,13 +147,14 @@ def test_column_major_b(cp, m, n, k, dtype, tile):
 
 
 @pytest.mark.parametrize("out_dtype", ("f16", "bf16"))
-@pytest.mark.parametrize("tile", K_MAJOR_B_TILES)
+@pytest.mark.parametrize("tile", WIDE_TILES)
 @pytest.mark.parametrize("m,n,k", SIZES)
 def test_sixteen_bit_d_in_64_byte_chunks(cp, m, n, k, tile, out_dtype):
     """Tiles of n96 / n160 / n224 store a 16-bit D 64 bytes of each row at a time (64B swizzle): every size,
-    bias per column, D's last chunk of a row ragged at N's edge."""
-    run_case(cp, m, n, k, "bf16", act="relu", bias_mode="per_n", seed=m + 3 * n + k, tile=tile, b_order="F",
-             out_dtype=out_dtype)
+    bias per column, D's last chunk of a row ragged at N's edge; B in the order the tile takes (a row-major B's last
+    64-column box reads columns of the next tile, or zeros past N, that the tile's wgmma never reads)."""
+    run_case(cp, m, n, k, "bf16", act="relu", bias_mode="per_n", seed=m + 3 * n + k, tile=tile,
+             b_order=wgmma.ALL_TILES[tile].b_orders[0], out_dtype=out_dtype)
 
 
 @pytest.mark.parametrize("bias_mode,out_dtype", (("per_n", "f32"), ("per_m", "f16")))
@@ -370,7 +379,7 @@ def test_nan_and_inf_propagate(cp, act):
 def test_accumulator_registers_land_where_the_generated_indexing_says(cp):
     """D[m, n] = 256 m + n exactly (A[:, 0] = m, A[:, 1] = 1, B[0, :] = 256, B[1, :] = n, the rest 0): any
     register stored at the wrong (row, col) shows, for every thread and slot of both wgmma N (128, 256)."""
-    for tile, store in itertools.product(COLUMN_B_TILES, wgmma.STORES):
+    for tile, store in itertools.product(LAYOUT_TILES, wgmma.STORES):
         m, n, k = 256, 512, 16
         a = np.zeros((m, k), np.float16)
         a[:, 0] = np.arange(m) % 128     # exact in f16
@@ -379,7 +388,7 @@ def test_accumulator_registers_land_where_the_generated_indexing_says(cp):
         b[0, :] = 256
         b[1, :] = np.arange(n) % 256
         d = cp.full((m, n), np.nan, dtype=cp.float32)
-        order = "F" if tile in K_MAJOR_B_TILES else "C"
+        order = wgmma.ALL_TILES[tile].b_orders[0]
         wgmma.launch(wgmma.spec_for("f16", m, n, k, tile=tile, store=store, b_order=order), cp.asarray(a),
                      _device_b(cp, b, order), d)
         expected = 256.0 * (np.arange(m)[:, None] % 128) + (np.arange(n)[None, :] % 256)
@@ -392,13 +401,13 @@ def _device_b(cp, b, order):
 
 
 @pytest.mark.parametrize("out", ("f16", "f32"))
-@pytest.mark.parametrize("tile", COLUMN_B_TILES)
+@pytest.mark.parametrize("tile", LAYOUT_TILES)
 def test_staged_stores_land_where_the_generated_indexing_says(cp, tile, out):
     """D through shared memory and TMA stores (stmatrix for f16, float2 for f32): D = row index, then D = column
     index (both exact in f16 up to 2048), so every element's (row, col) is pinned; 1000 x 520 leaves ragged
     edges in both."""
     m, n, k = 1000, 520, 16
-    order = "F" if tile in K_MAJOR_B_TILES else "C"
+    order = wgmma.ALL_TILES[tile].b_orders[0]
     spec = wgmma.spec_for("f16", m, n, k, tile=tile, out_dtype=out, store="tma", b_order=order)
     for what, expected in (("row", np.arange(m)[:, None] + 0 * np.arange(n)[None, :]),
                            ("col", 0 * np.arange(m)[:, None] + np.arange(n)[None, :])):

@@ -170,9 +170,16 @@ def test_rule_waves_takes_the_tiles_between_64_column_multiples_for_a_column_maj
 
 def test_tiles_between_64_column_multiples_take_a_column_major_b_only():
     for name, tile in wgmma.ALL_TILES.items():
-        assert tile.k_major_b_only == (tile.bn % 64 != 0), name
-    with pytest.raises(ValueError, match="takes B column-major"):
+        # whole 64-column boxes take either order; else a column-major B, or a row-major one in a slot of whole boxes
+        want = ("C", "F") if tile.bn % 64 == 0 else ("C",) if tile.b_slot_n else ("F",)
+        assert tile.b_orders == want, name
+        assert tile.b_slot_n == 0 or tile.b_slot_n == -(-tile.bn // 64) * 64, name
+    assert wgmma.ALL_TILES["128x224r"].smem_bytes == wgmma.ALL_TILES["128x256"].smem_bytes   # 4 stages of 48 KB
+    with pytest.raises(ValueError, match="takes B column-major only.*with b_order 'C' choose one of 128x256"):
         wgmma.WgmmaKernelSpec("f16", tile="128x224", b_order="C")
+    with pytest.raises(ValueError, match="takes B row-major only"):
+        wgmma.WgmmaKernelSpec("f16", tile="128x224r", b_order="F")
+    assert "128x224" not in wgmma.launcher_tiles("C") and "128x224" in wgmma.launcher_tiles("F")
     with pytest.raises(ValueError, match="whole 64-column blocks"):
         wgmma.WgmmaKernelSpec("f16", tile="128x160", b_order="F", a_load="copy")
     specs = wgmma.all_specs()
