@@ -73,14 +73,16 @@ in docs/results/h100_2026-11-25b/gemm/, and H200 2026-11-26, docs/results/h200_2
    106.6 / 55.6; N 6144 64x192p 29.1 / 38.9 (128x128) / 24.9; N 8192 64x192p 33.2 / 44.5 / 30.9; N 11008 64x256p
    41.6 / 47.5 (128x192) / 40.0; M 192, N 4096, K 14336 65.6 / 96.3 / 70.1; a row-major B alike (M 160, N 4096:
    23.8 / 34.1; N 11008 39.4 / 45.6). Past 192 rows the 128-row tiles pad less (M 224, N 4096: 128x64 23.4 against
-   64x128pc2's 24.2; rule `few_tiles` now takes 64x128pkb2 there, 22.9). M 65-96 (`between3_F.log`, `tune_batch_F.txt`): M 80, N 6144, K 4096
-   64x128pc2 26.2 / 32.1 (128x64) / 23.6; N 8192, K 8192 M 72 55.2 / 63.3 / 50.9; N 10240, K 8192 64x192p 65.7 /
-   73.8 (128x128) / 75.6; M 104 and up keep 128x64 within 1-4 % either way.
+   64x128pc2's 24.2; rule `few_tiles` now takes 64x128pkb2 there, 22.9). M 65-96 (`between3_F.log`,
+   `tune_batch_F.txt`): M 80, N 6144, K 4096 64x128pc2 26.2 / 32.1 (128x64) / 23.6; N 8192, K 8192 M 72 55.2 /
+   63.3 / 50.9; N 10240, K 8192 64x192p 65.7 / 73.8 (128x128) / 75.6; M 104 and up keep 128x64 within 1-4 % either
+   way.
 3b. `row_pairs`: where rule `waves` below gives 128x128, M is two 128-row tiles (128 < M <= 256) and their pairs fit
    one wave of clusters of two, 128x128c2: the two row tiles of a column share its B by multicast, so B crosses from
-   L2 to the SMs once (f16 / bf16). H100 2026-11-27 18:2x UTC, us, 128x128c2 / 128x128 / torch.mm, B column- / row-major
-   (`docs/results/h100_2026-11-27g/ab_m200_256.log`): 256x8192x28672 195.4 / 211.2 / 187.6, 187.0 / 210.0 / 183.7;
-   256x8192x8192 59.9 / 61.7 / 57.3, 56.1 / 60.0 / 54.3; 224x7168x28672 185.0 / 189.6 / 180.1, 170.7 / 186.2 / 164.0;
+   L2 to the SMs once (f16 / bf16). H100 2026-11-27 18:2x UTC, us, 128x128c2 / 128x128 / torch.mm, B column- /
+   row-major (`docs/results/h100_2026-11-27g/ab_m200_256.log`): 256x8192x28672 195.4 / 211.2 / 187.6, 187.0 / 210.0
+   / 183.7; 256x8192x8192 59.9 / 61.7 / 57.3, 56.1 / 60.0 / 54.3; 224x7168x28672 185.0 / 189.6 / 180.1, 170.7 /
+   186.2 / 164.0;
    ahead at all 16 problems of M 224 / 256, N 7168 / 8192, K 8192 / 28672, both orders (2-18 %), and at M 200 / 256,
    N 5120-8192, K 2048-14336 (`ab_rules2.log`: 256x5120x14336 row-major 75.3 / 84.6 / 64.7, 200x6144x14336 88.0 /
    97.8 / 76.0) but one, level (200x8192x2048 row-major 20.6 / 20.5).

@@ -14,9 +14,10 @@ TMA_MAP_DTYPE = np.dtype([("words", np.uint64, (16,))], align=True)   # CUtensor
 def encode_tma(pointer: int, dtype: str, inner: int, outer: int, box_inner: int, box_outer: int,
                l2_promotion: str = DEFAULT_L2_PROMOTION, pitch: int = 0) -> np.void:
     """A row-major (outer x inner) matrix of f16, bf16, f32 or e4m3 (as bytes) elements as a 2-D tiled tensor map
-    with 128B swizzle (64B for a box row of 64 bytes); with outer = 0, a vector of `inner` elements as a (1 x inner) map without swizzle (the bias; the
-    driver refuses rank 1 here). Out-of-bounds boxes are zero-filled (loads) or clipped (stores); `l2_promotion`:
-    how far L2 widens each fetch (schedule.L2_PROMOTIONS). Returned as the 128 bytes the kernel takes by value."""
+    with 128B swizzle (64B for a box row of 64 bytes); with outer = 0, a vector of `inner` elements as a (1 x inner)
+    map without swizzle (the bias; the driver refuses rank 1 here). Out-of-bounds boxes are zero-filled (loads) or
+    clipped (stores); `l2_promotion`: how far L2 widens each fetch (schedule.L2_PROMOTIONS). Returned as the 128
+    bytes the kernel takes by value."""
     import ctypes
 
     from cuda.bindings import driver as cu

@@ -110,6 +110,7 @@ class TileConfig:
 
     @property
     def k_major_b_only(self) -> bool:
+        """The tile takes a column-major (K-major) B only."""
         return self.b_orders == ("F",)
 
     def chunk_bytes(self, out_dtype: str) -> int:

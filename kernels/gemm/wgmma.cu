@@ -382,7 +382,7 @@ struct IsSame<A, A> {
     FRAGLAB_WGMMA_M64NK16_ORDERS(N, "f16", REGS, OPERANDS, DESC_A, DESC_B, PRED)                               \
   }
 
-// 48, 80, 96 and 112 accumulator registers (m64n96, n160, n192, n224): the runtime header's 32 / 64 and 16 more
+// 48, 80, 96 and 112 accumulator registers (m64n96, n160, n192, n224), built on the runtime header's 32 and 64
 #define FRAGLAB_WGMMA_F32_OPERANDS_48(d)                                                                       \
   FRAGLAB_WGMMA_F32_OPERANDS_32(d), FRAGLAB_WGMMA_F32x8(d, 32), FRAGLAB_WGMMA_F32x8(d, 40)
 #define FRAGLAB_WGMMA_REGS_48                                                                                  \
