@@ -135,7 +135,7 @@ def test_spec_rejects_bad_choices_naming_them():
 def test_choose_tile_by_waves():
     assert wgmma.choose_tile(8192, 8192, 132) == "128x256"     # 2048 tiles: 15 waves
     assert wgmma.choose_tile(2048, 2048, 132) == "128x256"     # 128 tiles: 0.97 of a wave
-    assert wgmma.choose_tile(1024, 1024, 132) == "128x64"      # 128 tiles of 128x64 fit one wave (schedule)
+    assert wgmma.choose_tile(1024, 1024, 132) == "64x128pkb2"  # 128 tiles of 64x128 fit one wave (rule few_tiles)
     assert wgmma.choose_tile(128, 4096, 132, k=2048) == "64x64pkb2"   # 32 tiles of 128x128: a quarter wave
     assert wgmma.choose_tile(128, 4096, 132) == "128x64k2"     # K 4096: two blocks on each 128x64 tile
 
