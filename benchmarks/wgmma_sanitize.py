@@ -107,6 +107,13 @@ def main() -> int:
     # and for a row-major B in slots of whole 64-column boxes
     layouts += [(t, o, st, "C", ao) for t, o, st, ao in (("128x224r", "f16", "tma", "C"), ("128x160r", "f32", "tma", "F"),
                                                          ("128x96r", "f16", "direct", "C"))]
+    # swapped operands (the kernel computes D^T): a 16-bit D through stmatrix .trans, an f32 one by direct stores;
+    # split-K, ping-pong and cooperative tiles, both orders of B (row-major: the kernel's A MN-major)
+    layouts += [(t, o, st, bo, "C") for t, o, st, bo in (
+        ("64x96pk2t", "f16", "tma", "F"), ("64x96pk2t", "f32", "direct", "C"), ("64x96pkb2t", "f16", "tma", "C"),
+        ("64x128pk2t", "f16", "tma", "F"), ("64x160pk2t", "f16", "tma", "C"), ("64x160pt", "f16", "tma", "F"),
+        ("64x192pt", "f32", "direct", "F"), ("128x96t", "f16", "tma", "F"), ("128x128t", "f16", "tma", "C"),
+        ("128x160t", "f16", "tma", "F"), ("128x192t", "f16", "tma", "C"))]
     # the copy loader (loads of A and B last): the schedule's tiles for misaligned rows, one operand on TMA too
     copies = [(t, o, "tma", bo, ao, loads) for t, o, bo, ao, loads in (
         ("128x192", "f16", "C", "C", ("copy", "copy")), ("128x192", "f32", "F", "C", ("tma", "copy")),

@@ -62,7 +62,7 @@ stage_tests() {
     tail -n 15 "$OUT/pytest_gpu.log"
 }
 
-WGMMA_TEST_FILES="tests/gemm/test_wgmma_gpu.py tests/gemm/test_wgmma_layouts_gpu.py tests/gemm/test_block_scales_gpu.py"
+WGMMA_TEST_FILES="tests/gemm/test_wgmma_gpu.py tests/gemm/test_wgmma_layouts_gpu.py tests/gemm/test_block_scales_gpu.py tests/gemm/test_wgmma_swapped_gpu.py"
 stage_tests_wgmma() { TESTS="$WGMMA_TEST_FILES" stage_tests; }
 stage_tests_rest() { TESTS="${WGMMA_TEST_FILES//tests\//--ignore=tests/}" stage_tests; }
 

@@ -124,9 +124,10 @@ def _movable_parameters(spec):
     every address a wgmma launch holds; None for another kernel (or none: an empty problem)."""
     if spec is None or not hasattr(spec, "tile_config"):
         return None
-    from .wgmma import PARAM_INDEX
+    from .wgmma import PARAM_INDEX, operand_map_index
 
-    slots = [(0, PARAM_INDEX["map_a"], True), (1, PARAM_INDEX["map_b"], True), (2, PARAM_INDEX["d"], False),
+    map_of_a, map_of_b = operand_map_index(spec)
+    slots = [(0, map_of_a, True), (1, map_of_b, True), (2, PARAM_INDEX["d"], False),
              (3, PARAM_INDEX["c"], False), (4, PARAM_INDEX["bias"], False), (5, PARAM_INDEX["z"], False)]
     if spec.store == "tma":
         slots.append((2, PARAM_INDEX["map_d"], True))

@@ -59,6 +59,9 @@ class TileConfig:
     #                        fixed time plus its bytes, so small tiles stream faster with two
     b_slot_n: int = 0      # B's columns in a stage when more than bn (WgmmaTile::BSlotN): bn rounded up to whole
     #                        64-column boxes, so a tile of 96 / 160 / 224 columns takes a row-major B
+    swap_ab: bool = False  # the kernel computes D^T = B^T A^T (its TransposedD): its bm rows are D's columns (B's,
+    #                        the weight's, as wgmma's A) and its bn columns D's rows (A's, the tokens, as a K-major
+    #                        wgmma B), so few rows of A fill wgmma's N instead of padding a 64- or 128-row tile
 
     @property
     def consumers(self) -> int:
@@ -103,8 +106,9 @@ class TileConfig:
     def b_orders(self) -> tuple[str, ...]:
         """B's orders the tile takes. A row-major B (MN-major, 'C') loads in 64-column boxes and a column-major one
         ('F', K-major) in one box of bn rows, so a tile whose columns are not whole boxes (n96, n160, n224) takes
-        B column-major, or, with a slot of whole boxes (b_slot_n), row-major only."""
-        if self.bn % 64 == 0:
+        B column-major, or, with a slot of whole boxes (b_slot_n), row-major only. A swapped tile (swap_ab) takes
+        B as wgmma's A: either order."""
+        if self.swap_ab or self.bn % 64 == 0:
             return ("C", "F")
         return ("C",) if self.b_slot_n else ("F",)
 
@@ -115,8 +119,19 @@ class TileConfig:
 
     def chunk_bytes(self, out_dtype: str) -> int:
         """Bytes of each D row one staged TMA store moves (wgmma.cu's chunk_bytes): 128, or 64 (64B swizzle) where
-        a tile row of D is not whole 128 bytes (16-bit D of n96 / n160 / n224)."""
+        a tile row of D is not whole 128 bytes (16-bit D of n96 / n160 / n224). A swapped tile's: the 64 rows of a
+        consumer, 128 bytes of 16-bit D."""
+        if self.swap_ab:
+            return 128
         return 128 if self.bn * _BYTES[out_dtype] % 128 == 0 else 64
+
+    @property
+    def chunk_rows(self) -> int:
+        """Rows of D one staged TMA store moves: a consumer's rows, or for a swapped tile the kernel's columns per
+        chunk (wgmma.cu's transposed_chunk_cols: 64, or 32 for n96 / n160 / n224)."""
+        if self.swap_ab:
+            return 64 if self.bn % 64 == 0 else 32
+        return self.warpgroup_rows
 
     @property
     def warpgroup_rows(self) -> int:
@@ -144,7 +159,8 @@ class TileConfig:
 # Suffix p: ping-pong schedule; c2: clusters of two blocks with B multicast (c2x2: two by two, A multicast along N
 # too; n2: one by two, A multicast); k2: clusters of two splitting K; gN: N row tiles per group; s3: 3 stages; b1:
 # one D staging buffer per consumer; kbN: N K-blocks per stage; r: a row-major B in a slot of whole 64-column boxes
-# (tiles of 96 / 160 / 224 columns, which otherwise take a column-major B only).
+# (tiles of 96 / 160 / 224 columns, which otherwise take a column-major B only); t: swapped operands (swap_ab: the
+# kernel computes D^T, its bm rows D's columns and its bn columns D's rows).
 # The measurements behind each tile and its settings: docs/wgmma-gemm.md, "The launcher's tiles, as measured".
 # Which of them a problem gets is fraglab/gemm/schedule.py's rules (64x64pkb2 / 64x64pk2kb2 / 64x128pkb2: M <= 64).
 TILES: dict[str, TileConfig] = {
@@ -213,6 +229,28 @@ EXPERIMENTAL_TILES: dict[str, TileConfig] = {
     "128x96c2": TileConfig(128, 96, 7, cluster_m=2),
     "128x160c2": TileConfig(128, 160, 5, 16, cluster_m=2),
     "128x224c2": TileConfig(128, 224, 4, 16, cluster_m=2),
+    # ping-pong 64-row tiles of every width, one block or split-K (tokens as wgmma's N; see swapped tiles)
+    "64x96p": TileConfig(64, 96, 10, pingpong=True),
+    "64x160p": TileConfig(64, 160, 6, pingpong=True),
+    "64x224p": TileConfig(64, 224, 5, pingpong=True),
+    "64x96pkb2": TileConfig(64, 96, 5, pingpong=True, stage_k=2),
+    "64x160pkb2": TileConfig(64, 160, 3, pingpong=True, stage_k=2),
+    "64x96pk2": TileConfig(64, 96, 7, pingpong=True, cluster_k=2),
+    "64x160pk2": TileConfig(64, 160, 4, pingpong=True, cluster_k=2),
+    "64x192pk2": TileConfig(64, 192, 3, pingpong=True, cluster_k=2),
+    "64x96pk2kb2": TileConfig(64, 96, 3, pingpong=True, cluster_k=2, stage_k=2),
+    "64x128pk2kb2": TileConfig(64, 128, 2, pingpong=True, cluster_k=2, stage_k=2),
+    # swapped operands: bm rows of the weight (D's columns) by bn rows of A (the tokens, D's rows)
+    "64x96pk2t": TileConfig(64, 96, 7, pingpong=True, cluster_k=2, swap_ab=True),
+    "64x96pkb2t": TileConfig(64, 96, 5, pingpong=True, stage_k=2, swap_ab=True),
+    "64x128pk2t": TileConfig(64, 128, 5, pingpong=True, cluster_k=2, swap_ab=True),
+    "64x160pk2t": TileConfig(64, 160, 4, pingpong=True, cluster_k=2, swap_ab=True),
+    "64x160pt": TileConfig(64, 160, 6, pingpong=True, swap_ab=True),
+    "64x192pt": TileConfig(64, 192, 6, pingpong=True, swap_ab=True),
+    "128x96t": TileConfig(128, 96, 7, swap_ab=True),
+    "128x128t": TileConfig(128, 128, 6, swap_ab=True),
+    "128x160t": TileConfig(128, 160, 5, 16, swap_ab=True),
+    "128x192t": TileConfig(128, 192, 4, 16, swap_ab=True),
 }
 ALL_TILES = {**TILES, **EXPERIMENTAL_TILES}
 SIXTEEN_BIT_TILES = schedule.SIXTEEN_BIT_ONLY   # launcher tiles for f16 / bf16 inputs only
@@ -263,6 +301,8 @@ class WgmmaKernelSpec:
             raise ValueError(f"tile {self.tile!r} has no room for block scales' second accumulator; the tiles "
                              f"compiled for them: {', '.join(schedule.BLOCK_SCALE_TILES)}")
         check_bias_dtype(self.bias_dtype, self.bias_mode, self.dtype)
+        if self.tile_config.swap_ab:
+            self._check_swapped()
         if "copy" in (self.a_load, self.b_load) and self.tile_config.cluster_blocks > 1:
             raise ValueError(f"tile {self.tile!r} runs in clusters: the copy loader (a_load / b_load 'copy') needs "
                              f"a one-block tile")
@@ -280,6 +320,34 @@ class WgmmaKernelSpec:
             raise ValueError(f"tile {self.tile!r} holds {self.tile_config.stage_k} K-blocks a stage: the copy loader "
                              f"(a_load / b_load 'copy') fills one K-block a stage")
 
+
+    def _check_swapped(self) -> None:
+        """A swapped tile (TileConfig.swap_ab) runs 16-bit inputs, A row-major (its rows become a K-major wgmma B
+        of bn rows), both loaded by TMA, and stages a 16-bit D only (f32 D: direct stores)."""
+        if self.dtype not in DTYPES:
+            raise InputError(f"tile {self.tile!r} swaps A and B, which {self.dtype} inputs (K-major only, "
+                             f"scaled) do not take; choose one of "
+                             f"{', '.join(t for t in launcher_tiles('F') if not TILES[t].swap_ab)}", argument="tile")
+        if self.a_order != "C":
+            raise InputError(f"tile {self.tile!r} swaps A and B and takes A row-major only (a_order 'C'); with "
+                             f"a_order {self.a_order!r} choose a tile without the suffix t", argument="tile")
+        if "copy" in (self.a_load, self.b_load):
+            raise ValueError(f"tile {self.tile!r} swaps A and B: they load by TMA (a_load / b_load 'tma')")
+        if self.out_dtype == "f32" and self.store == "tma":
+            raise ValueError(f"tile {self.tile!r} stores D^T through stmatrix .trans, which moves 16-bit values: "
+                             f"an f32 D takes store 'direct'")
+
+    @property
+    def kernel_b_order(self) -> str:
+        """B's order as the kernel takes it: with swapped operands its B is A (row-major: K-major, 'F')."""
+        return "F" if self.tile_config.swap_ab else self.b_order
+
+    @property
+    def kernel_bias_mode(self) -> str:
+        """The bias mode in the kernel's own coordinates: a swapped tile's rows are D's columns."""
+        if self.tile_config.swap_ab:
+            return {"per_n": "per_m", "per_m": "per_n"}.get(self.bias_mode, self.bias_mode)
+        return self.bias_mode
 
     @property
     def copied_operands(self) -> int:
@@ -300,11 +368,12 @@ class WgmmaKernelSpec:
     def name(self) -> str:
         """The C++ name expression of this instantiation."""
         kernel = "gemm_wgmma_cluster_kernel" if self.tile_config.cluster_blocks > 1 else "gemm_wgmma_kernel"
-        return (f"fraglab::wgmma_gemm::{kernel}<{self.tile_config.cpp(self.store == 'tma')}, "
-                f"{epilogue_cpp(self.act, self.bias_mode, self.has_c, self.save_z, self.scaled, self.block_scaled, self.bias_dtype)}, "
-                f"{_CPP_TYPE[self.dtype]}, "
-                f"{_CPP_TYPE[self.out_dtype]}, "
-                f"{'true' if self.b_swap_offsets else 'false'}, {'true' if self.b_order == 'F' else 'false'}>")
+        epilogue = epilogue_cpp(self.act, self.kernel_bias_mode, self.has_c, self.save_z, self.scaled,
+                                self.block_scaled, self.bias_dtype)
+        return (f"fraglab::wgmma_gemm::{kernel}<{self.tile_config.cpp(self.store == 'tma')}, {epilogue}, "
+                f"{_CPP_TYPE[self.dtype]}, {_CPP_TYPE[self.out_dtype]}, "
+                f"{'true' if self.b_swap_offsets else 'false'}, {'true' if self.kernel_b_order == 'F' else 'false'}"
+                f"{', true' if self.tile_config.swap_ab else ''}>")
 
     def build(self) -> "WgmmaBuild":
         return WgmmaBuild(ENTRY, (self.name(),))
@@ -368,14 +437,20 @@ def spec_for(dtype: str, m: int, n: int, k: int, *, act: str = "none", bias_mode
     keeps its own, with the schedule's L2 promotion). A and B load by TMA: the copy loader (a_load / b_load
     'copy') is asked for by name (fraglab/gemm/schedule.py says why no rule picks it)."""
     plan = schedule.choose(m, n, k, dtype, b_order, out_dtype, sm_count, a_order=a_order, block_scaled=block_scaled)
-    return WgmmaKernelSpec(dtype, act, bias_mode, has_c, save_z, tile or plan.tile, B_SWAP_OFFSETS,
-                           out_dtype, store or DEFAULT_STORE, b_order, plan.l2_promotion, scaled, block_scaled,
-                           a_order, bias_dtype=bias_dtype)
+    tile = tile or plan.tile
+    return WgmmaKernelSpec(dtype, act, bias_mode, has_c, save_z, tile, B_SWAP_OFFSETS,
+                           out_dtype, store or default_store(tile, out_dtype), b_order, plan.l2_promotion, scaled,
+                           block_scaled, a_order, bias_dtype=bias_dtype)
+
+
+def default_store(tile: str, out_dtype: str) -> str:
+    """DEFAULT_STORE, but direct stores for an f32 D of a swapped tile (stmatrix .trans moves 16-bit values)."""
+    return "direct" if ALL_TILES[tile].swap_ab and out_dtype == "f32" else DEFAULT_STORE
 
 
 def all_specs() -> list[WgmmaKernelSpec]:
     """Every instantiation `spec_for` can return (a 16-bit bias: per column, of the inputs' type)."""
-    return [WgmmaKernelSpec(dtype, act, bias_mode, has_c, save_z, tile, B_SWAP_OFFSETS, out, DEFAULT_STORE, order,
+    return [WgmmaKernelSpec(dtype, act, bias_mode, has_c, save_z, tile, B_SWAP_OFFSETS, out, default_store(tile, out), order,
                             scaled=scales == "rowwise", block_scaled=scales == "block", bias_dtype=bias_dtype)
             for dtype, act, bias_mode, has_c, save_z, tile, out, order, scales, bias_dtype
             in product(INPUT_DTYPES, ACT_KINDS, BIAS_MODES, (False, True), (False, True), TILES, OUT_DTYPES, B_ORDERS,
@@ -383,6 +458,7 @@ def all_specs() -> list[WgmmaKernelSpec]:
             if order in TILES[tile].b_orders and (order == "F" or dtype not in FP8_DTYPES)
             and (scales == "none" or dtype in FP8_DTYPES)
             and (tile not in SIXTEEN_BIT_TILES or dtype in DTYPES or scales == "block")
+            and (not TILES[tile].swap_ab or dtype in DTYPES)
             and (scales != "block" or tile in schedule.BLOCK_SCALE_TILES)
             and (bias_dtype == "f32" or (bias_mode == "per_n" and bias_dtype == dtype))]
 
@@ -445,7 +521,8 @@ def bind(spec: WgmmaKernelSpec, a, b, d, *, c=None, bias=None, z=None, alpha: fl
     sa_strides = _element_strides(scale_a) if spec.block_scaled else (0, 0)
     m, k = a.shape   # a column-major A keeps its (M, K) shape; its rows in memory are K x M
     n = b.shape[1]
-    blocks = grid or launch_blocks(m, n, spec.tile_config, sm_count)
+    swapped = spec.tile_config.swap_ab   # the kernel's problem is D^T: N x M
+    blocks = grid or launch_blocks(n if swapped else m, m if swapped else n, spec.tile_config, sm_count)
     key = (spec, m, n, k, pointer(a), pointer(b), pointer(d), pointer(c), pointer(bias), pointer(z),
            float(alpha), float(beta), float(leaky_slope), blocks, lda, ldb, ldd, pointer(scale_a),
            pointer(scale_b), ldc, ldbias, ldz, *sa_strides)
@@ -473,22 +550,31 @@ def _packed_launch(key):
     tile = spec.tile_config
     block_k = 128 // _BYTES[spec.dtype]   # a K-block is 128 bytes of K
     promo = spec.l2_promotion
+    # The kernel's operands: (pointer, rows M or columns N, row pitch, order); swapped, its A is B^T (N x K: a
+    # column-major B is row-major there) and its B is A^T (a row-major A is a column-major, K-major, B), D^T N x M.
+    if tile.swap_ab:
+        km, kn, ka, kb, lka, lkb = n, m, pb, pa, ldb, lda
+        ka_order, kb_order = ("C" if spec.b_order == "F" else "F"), "F"
+    else:
+        km, kn, ka, kb, lka, lkb, ka_order, kb_order = m, n, pa, pb, lda, ldb, spec.a_order, spec.b_order
     # A row-major: one (BM rows, K-block) box; column-major (a row-major K x M): boxes of (K64 rows, M64), as B's
     # (with cluster_n blocks sharing A, each loads and multicasts boxes of bm / cluster_n rows)
-    map_a = (_MAPS[(pa, spec.dtype, k, m, block_k, tile.bm // tile.cluster_n, promo, lda)] if spec.a_order == "C"
-             else _MAPS[(pa, spec.dtype, m, k, 64, BK, promo, lda)])
+    map_a = (_MAPS[(ka, spec.dtype, k, km, block_k, tile.bm // tile.cluster_n, promo, lka)] if ka_order == "C"
+             else _MAPS[(ka, spec.dtype, km, k, 64, BK, promo, lka)])
     # B row-major (K x N): boxes of (K64 rows, N64); column-major (a row-major N x K): one (BN rows, K64) box, as A
-    map_b = (_MAPS[(pb, spec.dtype, n, k, 64, BK, promo, ldb)] if spec.b_order == "C"
-             else _MAPS[(pb, spec.dtype, k, n, block_k, tile.bn, promo, ldb)])
+    map_b = (_MAPS[(kb, spec.dtype, kn, k, 64, BK, promo, lkb)] if kb_order == "C"
+             else _MAPS[(kb, spec.dtype, k, kn, block_k, tile.bn, promo, lkb)])
+    # D (M x N) in boxes of (chunk columns, chunk rows) (swapped: a consumer's 64 rows are 64 columns of D)
     map_d = (_MAPS[(pd, spec.out_dtype, n, m, tile.chunk_bytes(spec.out_dtype) // _BYTES[spec.out_dtype],
-                    tile.warpgroup_rows, promo, ldd)]
+                    tile.chunk_rows, promo, ldd)]
              if spec.store == "tma" else _NO_MAP)
-    # A per-column / per-row bias: 1-D boxes of the tile's columns / rows (bias_mode 'full' is read directly).
+    # A per-column / per-row bias (in the kernel's coordinates): 1-D boxes of the tile's columns / rows (bias_mode
+    # 'full' is read directly).
     map_bias = _NO_MAP
-    if spec.bias_mode == "per_n":
-        map_bias = _MAPS[(pbias, spec.bias_dtype, n, 0, tile.bn, 0)]
-    elif spec.bias_mode == "per_m":
-        map_bias = _MAPS[(pbias, "f32", m, 0, tile.bm, 0)]
+    if spec.kernel_bias_mode == "per_n":
+        map_bias = _MAPS[(pbias, spec.bias_dtype, kn, 0, tile.bn, 0)]
+    elif spec.kernel_bias_mode == "per_m":
+        map_bias = _MAPS[(pbias, spec.bias_dtype, km, 0, tile.bm, 0)]
     pitch_a = (lda or (k if spec.a_order == "C" else m)) * _BYTES[spec.dtype]
     pitch_b = (ldb or (n if spec.b_order == "C" else k)) * _BYTES[spec.dtype]
     if spec.copied_operands and max(pitch_a, pitch_b) >= 2 ** 31:
@@ -500,9 +586,9 @@ def _packed_launch(key):
     for bit, inner in ((1, k if spec.a_order == "C" else m), (2, n if spec.b_order == "C" else k)):
         if (inner * _BYTES[spec.dtype]) % 16:
             copied &= ~bit
-    params = (map_a, map_b, map_d, map_bias, np.int32(m), np.int32(n), np.int32(k), np.float32(alpha), np.float32(beta),
-              np.float32(leaky_slope), np.uint64(pc), np.uint64(pbias), np.uint64(pd), np.uint64(pz), np.uint64(psa),
-              np.uint64(psb), np.int32(spec.a_order == "F"), np.int32(ldc or n), np.int32(ldbias or n),
+    params = (map_a, map_b, map_d, map_bias, np.int32(km), np.int32(kn), np.int32(k), np.float32(alpha),
+              np.float32(beta), np.float32(leaky_slope), np.uint64(pc), np.uint64(pbias), np.uint64(pd), np.uint64(pz),
+              np.uint64(psa), np.uint64(psb), np.int32(ka_order == "F"), np.int32(ldc or n), np.int32(ldbias or n),
               np.int32(ldd or n), np.int32(ldz or n),
               # the copy loader's operands: addresses, row pitches in bytes, which of them it fills
               np.uint64(pa), np.uint64(pb), np.int32(pitch_a), np.int32(pitch_b), np.uint32(copied),
@@ -518,6 +604,13 @@ _LAUNCHES = BoundedMemo(_packed_launch, 256)
 # copy loader launch reads A and B at "a" and "b" too, which gemm/torch_road.py would have to move: no road binds one)
 PARAM_INDEX = {"map_a": 0, "map_b": 1, "map_d": 2, "map_bias": 3, "c": 10, "bias": 11, "d": 12, "z": 13, "a": 21,
                "b": 22}
+
+
+def operand_map_index(spec: WgmmaKernelSpec) -> tuple[int, int]:
+    """The parameter indices of the tensor maps that hold the caller's A and B (a swapped tile's kernel takes B as
+    its A)."""
+    first, second = PARAM_INDEX["map_a"], PARAM_INDEX["map_b"]
+    return (second, first) if spec.tile_config.swap_ab else (first, second)
 
 
 __all__ = ["DTYPES", "FP8_DTYPES", "INPUT_DTYPES", "OUT_DTYPES", "A_ORDERS", "B_ORDERS", "TILES", "launcher_tiles", "SIXTEEN_BIT_TILES", "TileConfig", "WgmmaKernelSpec", "WgmmaBuild", "build_of",

@@ -307,6 +307,15 @@ __device__ __forceinline__ void stmatrix_x4(unsigned addr, unsigned r0, unsigned
                : "memory");
 }
 
+// The same registers, each 8x8 matrix stored transposed: its element (r, c) lands in row c, column r (lane l gives
+// the address of row l % 8 of matrix l / 8, which holds the matrix's column l % 8).
+__device__ __forceinline__ void stmatrix_x4_trans(unsigned addr, unsigned r0, unsigned r1, unsigned r2,
+                                                  unsigned r3) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
+               ::"r"(addr), "r"(r0), "r"(r1), "r"(r2), "r"(r3)
+               : "memory");
+}
+
 // Shared-memory matrix descriptor (PTX ISA "matrix descriptor"): bits 0-13 start address >> 4,
 // 16-29 leading-dimension byte offset >> 4, 32-45 stride-dimension byte offset >> 4, 62-63 swizzle (1 = 128B).
 __device__ __forceinline__ unsigned long long smem_desc(unsigned addr, unsigned lbo, unsigned sbo) {
@@ -541,6 +550,12 @@ __device__ __forceinline__ float2 pair_as_float2(const T* p) {
   }
 }
 
+// D^T's chunk (TransposedD): the tile's columns per TMA store, rows of D: 64, or 32 for n96 / n160 / n224.
+template <int BN>
+__host__ __device__ constexpr int transposed_chunk_cols() {
+  return BN % 64 == 0 ? 64 : 32;
+}
+
 // Every accumulator slot's row offset is 0 or 8 (the epilogue holds one A scale per 8-row half).
 template <int BN>
 __host__ __device__ constexpr bool rows_are_base_or_base_plus_8() {
@@ -556,7 +571,9 @@ __host__ __device__ constexpr bool rows_are_base_or_base_plus_8() {
 // so a load after a D store would have to wait for it).
 // `bias_tile`: the bias of the tile's rows (PerM, index m - bias_row0) or columns (PerN, n - bias_col0), staged in
 // shared memory by TMA; other modes read it through Epi.
-template <class Tile, class Epi>
+// TransposedD: the kernel computes D^T (swapped operands: its rows are D's columns), so C, a full bias and Z are
+// read and written at (n, m) of D; M, N, the staged bias and the scales stay in the kernel's own coordinates.
+template <class Tile, class Epi, bool TransposedD = false>
 __device__ __forceinline__ void epilogue_in_registers(float (&acc)[Tile::kMmaM][Tile::BN / 2],
                                                       const EpilogueParams& p, int M, int N, int row0, int col0,
                                                       const typename Epi::BiasType* bias_tile, int bias_row0,
@@ -595,6 +612,8 @@ __device__ __forceinline__ void epilogue_in_registers(float (&acc)[Tile::kMmaM][
       // on TMA's zero fill, never stored). Wrapped in one `if`, a long activation became a branch per element,
       // and the compiler could not interleave elements: GELU's MUFU latency chains ran one after another.
       const bool inside = m < M && n < N;
+      const int dm = TransposedD ? n : m;   // the element's row and column in D (and C, Z, a full bias)
+      const int dn = TransposedD ? m : n;
       float b = 0.f;
       if constexpr (Epi::kBias == BiasMode::PerN) {
         // staged: 0 past N; slots (2j, 2j+1) are columns (c, c+1) with c even: one 8-byte load per pair
@@ -603,16 +622,16 @@ __device__ __forceinline__ void epilogue_in_registers(float (&acc)[Tile::kMmaM][
       } else if constexpr (Epi::kBias == BiasMode::PerM) {
         b = static_cast<float>(bias_tile[m - bias_row0]);
       } else if constexpr (Epi::kReadsBias) {
-        if (inside) b = Epi::bias_at(p, m, n);
+        if (inside) b = Epi::bias_at(p, dm, dn);
       }
       float c = 0.f;
       if constexpr (Epi::kReadsC) {
-        if (inside) c = Epi::c_at(p, m, n);
+        if (inside) c = Epi::c_at(p, dm, dn);
       }
       float pre;
       acc[mm][i] = Epi::combine(p, acc[mm][i], c, b, pre);
       if constexpr (Epi::kWritesZ) {
-        if (inside) p.Z[flat_index(m, n, p.ldz)] = pre;
+        if (inside) p.Z[flat_index(dm, dn, p.ldz)] = pre;
       }
     }
   }
@@ -620,11 +639,24 @@ __device__ __forceinline__ void epilogue_in_registers(float (&acc)[Tile::kMmaM][
 
 // D straight from registers: slot pairs (2j, 2j+1) are two adjacent columns of one row (asserted when the
 // indexing was generated): one 2-element store where the row of D allows it.
-template <class Tile, class OutT>
+// TransposedD: element (m, n) of the kernel's tile is D's (n, m), one element at a time (a slot pair is two rows of D).
+template <class Tile, class OutT, bool TransposedD = false>
 __device__ __forceinline__ void store_direct(float (&acc)[Tile::kMmaM][Tile::BN / 2], OutT* __restrict__ D, int M,
                                              int N, int ldd, int row0, int col0) {
   constexpr int BN = Tile::BN;
   using Slots = wgmma_acc::Slots<BN>;
+  if constexpr (TransposedD) {
+#pragma unroll
+    for (int mm = 0; mm < Tile::kMmaM; ++mm) {
+#pragma unroll
+      for (int i = 0; i < BN / 2; ++i) {
+        const int m = row0 + mm * 64 + Slots::kRowOff[i];
+        const int n = col0 + Slots::kColOff[i];
+        if (m < M && n < N) D[flat_index(n, m, ldd)] = to_out<OutT>(acc[mm][i]);
+      }
+    }
+    return;
+  }
   const bool pairs_fit = (N % 2) == 0;
 #pragma unroll
   for (int mm = 0; mm < Tile::kMmaM; ++mm) {
@@ -712,6 +744,53 @@ __device__ __forceinline__ void store_staged(float (&acc)[Tile::kMmaM][Tile::BN 
     warpgroup_sync(barrier);
     if (t == 0) {
       tma_store_2d(tma_d, buffer, col_first + chunk * kChunkCols, row_first);
+      bulk_commit();
+    }
+  }
+}
+
+// D^T's tile through shared memory (TransposedD, 16-bit D): the warpgroup's 64 rows are 128 bytes of each of D's
+// rows, so each chunk of kCols of the tile's columns is kCols rows of D, written with stmatrix .trans (the same
+// registers as store_staged's, each 8x8 matrix transposed) into the 128B-swizzled buffer (16-byte unit u of buffer
+// row r at u ^ (r % 8)), then stored by one TMA box of (64 columns, kCols rows) of D, clipped at D's edges.
+template <class Tile, class OutT>
+__device__ __forceinline__ void store_staged_transposed(float (&acc)[Tile::kMmaM][Tile::BN / 2],
+                                                        unsigned char* buffers, unsigned& stores, const TmaMap* tma_d,
+                                                        int row_first, int col_first, int t, int barrier) {
+  constexpr int BN = Tile::BN;
+  constexpr int kCols = transposed_chunk_cols<BN>();
+  static_assert(!IsSame<OutT, float>::value, "D^T leaves through stmatrix .trans: a 16-bit D (f32: direct stores)");
+  static_assert(Tile::kMmaM == 1, "a warpgroup's 64 rows are one 128-byte row of D");
+  static_assert(kCols * kSwizzleBytes <= Tile::kStoreBufferBytes, "a chunk's rows of D fit the buffer");
+  using Slots = wgmma_acc::Slots<BN>;
+  static_assert(Slots::kStmatrix, "the accumulator layout has no stmatrix .x4 form");
+  const int warp = t / 32;
+  const int lane = t % 32;
+  const int matrix = lane / 8;
+  // this lane's matrix holds the tile's rows warp * 16 + kRow[matrix] + 0..7: one 16-byte unit of a row of D
+  const int unit = (warp * 16 + wgmma_acc::StmatrixOrigin::kRow[matrix]) / 8;
+#pragma unroll
+  for (int chunk = 0; chunk < BN / kCols; ++chunk, ++stores) {
+    unsigned char* buffer = buffers + (Tile::kStoreBuffers > 1 ? stores % Tile::kStoreBuffers : 0) *
+                                          Tile::kStoreBufferBytes;
+    const unsigned base = smem_u32(buffer);
+    if (t == 0) bulk_wait_read<Tile::kStoreBuffers - 1>();  // the store that last used this buffer has read it
+    warpgroup_sync(barrier);
+#pragma unroll
+    for (int g = 0; g < kCols / 16; ++g) {
+      // the row of D (the tile's column, within the chunk) whose address this lane gives
+      const int row = g * 16 + wgmma_acc::StmatrixOrigin::kCol[matrix] + lane % 8;
+      const unsigned addr = base + row * kSwizzleBytes + ((unit ^ (row % 8)) << 4);
+      const int* slot = Slots::kStmatrixSlot + (chunk * (kCols / 16) + g) * 8;
+      stmatrix_x4_trans(addr, pack_pair<OutT>(acc[0][slot[0]], acc[0][slot[1]]),
+                        pack_pair<OutT>(acc[0][slot[2]], acc[0][slot[3]]),
+                        pack_pair<OutT>(acc[0][slot[4]], acc[0][slot[5]]),
+                        pack_pair<OutT>(acc[0][slot[6]], acc[0][slot[7]]));
+    }
+    fence_proxy_async_smem();
+    warpgroup_sync(barrier);
+    if (t == 0) {
+      tma_store_2d(tma_d, buffer, row_first, col_first + chunk * kCols);
       bulk_commit();
     }
   }
@@ -820,7 +899,7 @@ __device__ __forceinline__ void copy_producer_tma_part(unsigned char* smem, unsi
   });
 }
 
-template <class Tile, class Epi, class T, class OutT, bool BSwapOffsets, bool BKMajor>
+template <class Tile, class Epi, class T, class OutT, bool BSwapOffsets, bool BKMajor, bool TransposedD>
 __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMap& tma_b, const TmaMap& tma_d,
                                                 const TmaMap& tma_bias, int M, int N, int K,
                                                 float alpha, float beta, float leaky_slope,
@@ -1298,17 +1377,22 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
       // This tile's bias slot (ping-pong: consumer c's tiles are the block's tiles c, c + 2, ..., all in slot c).
       const int bias_slot = local % Tile::kBiasSlots;
       if constexpr (kStagedBias) mbar_wait(&bias_full[bias_slot], (local / Tile::kBiasSlots) & 1);
-      epilogue_in_registers<Tile, Epi>(acc, p, M, N, tm * BM + a_row_offset + base_row, tn * BN + base_col,
+      epilogue_in_registers<Tile, Epi, TransposedD>(acc, p, M, N, tm * BM + a_row_offset + base_row, tn * BN + base_col,
                                        bias_smem + bias_slot * Tile::kBiasFloats, tm * BM, tn * BN);
       if constexpr (kStagedBias) {
         __syncwarp();  // every lane has read the slot before the warp releases it
         if (warp_leader) mbar_arrive(&bias_empty[bias_slot]);
       }
-      if constexpr (Tile::StagedStore) {
+      if constexpr (Tile::StagedStore && TransposedD) {
+        store_staged_transposed<Tile, OutT>(acc, store_smem + consumer * Tile::kStoreBuffers *
+                                                     Tile::kStoreBufferBytes,
+                                            stores, &tma_d, tm * BM + a_row_offset, tn * BN, t, 1 + consumer);
+      } else if constexpr (Tile::StagedStore) {
         store_staged<Tile, OutT>(acc, store_smem + consumer * Tile::kStoreBuffers * Tile::kStoreBufferBytes, stores,
                                  &tma_d, tm * BM + a_row_offset, tn * BN, base_row, base_col, t, 1 + consumer);
       } else {
-        store_direct<Tile, OutT>(acc, D, M, N, ldd, tm * BM + a_row_offset + base_row, tn * BN + base_col);
+        store_direct<Tile, OutT, TransposedD>(acc, D, M, N, ldd, tm * BM + a_row_offset + base_row,
+                                              tn * BN + base_col);
       }
       if (local == 0 && threadIdx.x == 128) FRAGLAB_TRACE(6);
     }
@@ -1329,7 +1413,8 @@ __device__ __forceinline__ void gemm_wgmma_body(const TmaMap& tma_a, const TmaMa
   if (threadIdx.x == 128) FRAGLAB_TRACE(7);
 }
 
-template <class Tile, class Epi, class T, class OutT, bool BSwapOffsets = false, bool BKMajor = false>
+template <class Tile, class Epi, class T, class OutT, bool BSwapOffsets = false, bool BKMajor = false,
+          bool TransposedD = false>
 __global__ void __launch_bounds__(Tile::kThreads, 1)
     gemm_wgmma_kernel(const __grid_constant__ TmaMap tma_a, const __grid_constant__ TmaMap tma_b,
                       const __grid_constant__ TmaMap tma_d, const __grid_constant__ TmaMap tma_bias, int M, int N,
@@ -1340,14 +1425,15 @@ __global__ void __launch_bounds__(Tile::kThreads, 1)
                       const unsigned char* __restrict__ b_raw, int a_pitch, int b_pitch,
                       unsigned copied_operands, int sa_row_stride, int sa_k_stride) {
   static_assert(Tile::kClusterBlocks == 1, "clustered tiles launch gemm_wgmma_cluster_kernel");
-  gemm_wgmma_body<Tile, Epi, T, OutT, BSwapOffsets, BKMajor>(tma_a, tma_b, tma_d, tma_bias, M, N, K, alpha, beta,
+  gemm_wgmma_body<Tile, Epi, T, OutT, BSwapOffsets, BKMajor, TransposedD>(tma_a, tma_b, tma_d, tma_bias, M, N, K, alpha, beta,
                                                              leaky_slope, C, bias, D, Z, scale_a, scale_b,
                                                              a_mn_major, ldc, ldbias, ldd, ldz, a_raw, b_raw,
                                                              a_pitch, b_pitch, copied_operands, sa_row_stride,
                                                              sa_k_stride);
 }
 
-template <class Tile, class Epi, class T, class OutT, bool BSwapOffsets = false, bool BKMajor = false>
+template <class Tile, class Epi, class T, class OutT, bool BSwapOffsets = false, bool BKMajor = false,
+          bool TransposedD = false>
 __global__ void __launch_bounds__(Tile::kThreads, 1) __cluster_dims__(Tile::kClusterBlocks, 1, 1)
     gemm_wgmma_cluster_kernel(const __grid_constant__ TmaMap tma_a, const __grid_constant__ TmaMap tma_b,
                               const __grid_constant__ TmaMap tma_d, const __grid_constant__ TmaMap tma_bias, int M,
@@ -1359,7 +1445,7 @@ __global__ void __launch_bounds__(Tile::kThreads, 1) __cluster_dims__(Tile::kClu
                               int a_pitch, int b_pitch, unsigned copied_operands, int sa_row_stride,
                               int sa_k_stride) {
   static_assert(Tile::kClusterBlocks > 1, "one-block tiles launch gemm_wgmma_kernel");
-  gemm_wgmma_body<Tile, Epi, T, OutT, BSwapOffsets, BKMajor>(tma_a, tma_b, tma_d, tma_bias, M, N, K, alpha, beta,
+  gemm_wgmma_body<Tile, Epi, T, OutT, BSwapOffsets, BKMajor, TransposedD>(tma_a, tma_b, tma_d, tma_bias, M, N, K, alpha, beta,
                                                              leaky_slope, C, bias, D, Z, scale_a, scale_b,
                                                              a_mn_major, ldc, ldbias, ldd, ldz, a_raw, b_raw,
                                                              a_pitch, b_pitch, copied_operands, sa_row_stride,

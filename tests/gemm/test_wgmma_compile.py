@@ -228,8 +228,8 @@ def test_representatives_assemble_to_sm90a_cubins():
              for tile in wgmma.TILES]
     specs += [wgmma.WgmmaKernelSpec("bf16", "relu", "per_n", tile=tile, b_order=order(tile))
               for tile in wgmma.EXPERIMENTAL_TILES]
-    specs += [wgmma.WgmmaKernelSpec(dt, "gelu", "full", True, True, tile, out_dtype=out, store="tma",
-                                    b_order=order(tile))
+    specs += [wgmma.WgmmaKernelSpec(dt, "gelu", "full", True, True, tile, out_dtype=out,
+                                    store=wgmma.default_store(tile, out), b_order=order(tile))
               for dt, out in (("f16", "f16"), ("bf16", "bf16"), ("f16", "f32")) for tile in wgmma.ALL_TILES]
     # block-scaled fp8 (a second accumulator beside the first, promoted after every K-block's wgmmas)
     specs += [wgmma.WgmmaKernelSpec("e4m3", act, "per_n", tile=tile, out_dtype="bf16", store="tma", b_order="F",
@@ -261,7 +261,8 @@ def test_launcher_shared_memory_is_the_kernels():
     for name in wgmma.ALL_TILES:
         for store in wgmma.STORES:
             spec = wgmma.WgmmaKernelSpec("f16", tile=name, store=store,
-                                         b_order="F" if wgmma.ALL_TILES[name].k_major_b_only else "C")
+                                         b_order="F" if wgmma.ALL_TILES[name].k_major_b_only else "C",
+                                         out_dtype="f16" if wgmma.ALL_TILES[name].swap_ab else "f32")
             tile = spec.tile_config
             lines.append(f"static_assert({tile.cpp(store == 'tma')}::kSmemBytes == {spec.smem_bytes}, "
                          f"\"{name} {store}\");")
