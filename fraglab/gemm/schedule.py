@@ -5,6 +5,24 @@ below has its test (tests/gemm/test_wgmma_schedule.py).
 The rules, first match wins (block-scaled e4m3 first: rule `block_scales` below) (f16, bias per column + ReLU, D f16, TFLOP/s; H100 80GB HBM3 2026-11-25, raw timings
 in docs/results/h100_2026-11-25b/gemm/, and H200 2026-11-26, docs/results/h200_2026-11-26/gemm/):
 
+00. `swap_ab`: 16-bit inputs and D, A row-major, rows at 32-byte pitches, K >= SWAP_AB_MIN_K, and M of 65-96 or
+   129-160 rows, which 64- and 128-row tiles of A pad by a third or more: the kernel computes D^T = B^T A^T on a
+   swapped tile (wgmma.TileConfig.swap_ab): the weight's rows as wgmma's M, A's rows as its N (96 or 160 columns,
+   one tile), D^T stored back into D's rows through stmatrix .trans. By how many 64-row tiles of the weight (N / 64)
+   there are: at most SMs / 2, split-K clusters of two (64x96pk2t; 64x160pk2t from K 8192: at K 4096 it is level
+   with the rules below), at most SMs, one block per tile (64x96pkb2t / 64x160pt); past that, for 160 rows, 128x160t
+   where its tiles fill at least SWAP_AB_WIDE_MIN_WAVE of a wave (N 10240 / 11008: 80 / 86 tiles lose 1-3 % to
+   64x256p, which runs 120-129 blocks). H100 2026-11-27 22:0x UTC (`docs/results/h100_2026-11-27h/ab_swap2.log`),
+   us per launch, weights rotated past L2, the swapped tile / the rules before / torch.mm, B column- / row-major:
+   80x4096x4096 64x96pk2t 19.2 / 21.9 / 17.7, 18.6 / 21.2 / 17.1; 80x4096x14336 48.5 / 52.5 / 50.3, 46.0 / 51.8 /
+   48.6; 96x4096x11008 39.2 / 40.9 / 42.7; 80x6144x4096 64x96pkb2t 24.6 / 25.8 / 23.7, 24.0 / 25.5 / 23.7;
+   80x8192x28672 168.3 / 173.9 / 175.7; 160x4096x14336 64x160pk2t 58.0 / 62.9 / 55.0, 54.9 / 61.9 / 52.9;
+   160x6144x4096 64x160pt 28.4 / 29.3 / 24.8, 27.5 / 29.6 / 23.7; 160x8192x28672 185.9 / 187.7 / 182.2, 166.8 /
+   186.5 / 174.7; 160x28672x4096 128x160t 93.4 / 104.4 / 96.9, 92.9 / 104.6 / 90.5; 160x57344x8192 363.4 / 386.3 /
+   358.8, 356.2 / 409.0 / 328.8. Not swapped (measured the same way): M 97-128 (64x128pk2t and 128x128t lose 1-13 %),
+   161-192 (64x192pt / 128x192t lose up to 20 % at N 4096, win 3-13 % at some N >= 8192 with a row-major B:
+   unruled), 65-96 past one wave of 64-row tiles (level or behind: 128x96t 89.1 against 128x224's 88.1 at
+   80x28672x4096).
 0. `split_k`: M <= 128, f16 / bf16, rows at 32-byte pitches, K >= the tile's SPLIT_K_MIN_K, and so few tiles
    that a cluster of two blocks per tile still fits one wave (<= SMs / 2 tiles): the tile's K-blocks split between
    the two blocks of a cluster, the second block's sums added in the first (64x64pk2 for M <= 64, 128x64k2 above):
@@ -143,7 +161,10 @@ TILE_SHAPES = {"128x256": (128, 256, 1), "128x192": (128, 192, 1), "128x128": (1
                "128x64k2": (128, 64, 1), "128x128c2": (128, 128, 2), "64x128pc2": (64, 128, 2),
                "64x192p": (64, 192, 1), "64x256p": (64, 256, 1), "64x64pk2kb2": (64, 64, 1),
                "64x128pkb2": (64, 128, 1), "64x64pkb2": (64, 64, 1), "128x224": (128, 224, 1),
-               "128x160": (128, 160, 1), "128x96": (128, 96, 1)}
+               "128x160": (128, 160, 1), "128x96": (128, 96, 1),
+               # swapped (the kernel's tile of D^T: bm of D's columns by bn of its rows)
+               "64x96pk2t": (64, 96, 1), "64x96pkb2t": (64, 96, 1), "64x160pk2t": (64, 160, 1),
+               "64x160pt": (64, 160, 1), "128x160t": (128, 160, 1)}
 # Rate of a tile relative to the first (TFLOP/s / useful_share), measured at 4096^3 (128x128: 641 / 746) and at
 # 3000^3 with 128-byte row pitches (128x192: 632 / 0.925 against 128x256: 515 / 0.694)
 TILE_RATE = {"128x256": 1.0, "128x192": 0.92, "128x128": 0.86}
@@ -165,11 +186,12 @@ TILE_RATE_MISALIGNED_FP8 = {"128x256": 1.0, "128x128": 0.70}
 # launcher tiles measured for 16-bit inputs only
 SIXTEEN_BIT_ONLY = ("128x192", "128x192c2", "192x192c2", "64x128pc2", "64x64p", "64x64pk2", "128x64k2", "128x128c2",
                     "64x128p", "64x192p", "64x64pk2kb2", "64x128pkb2",
-                    "64x64pkb2", "128x224", "128x160", "128x96")
+                    "64x64pkb2", "128x224", "128x160", "128x96", "64x96pk2t", "64x96pkb2t", "64x160pk2t",
+                    "64x160pt", "128x160t")
 _BYTES = {"f16": 2, "bf16": 2, "f32": 4, "e4m3": 1}
 L2_PROMOTIONS = ("none", "64B", "128B", "256B")
 DEFAULT_L2_PROMOTION = "256B"
-RULES = ("block_scales", "split_k", "one_row_tile", "sector_misaligned_rows", "row_padding", "row_pairs", "waves",
+RULES = ("block_scales", "swap_ab", "split_k", "one_row_tile", "sector_misaligned_rows", "row_padding", "row_pairs", "waves",
          "few_tiles")
 SPLIT_K_MIN_K = {"64x64pk2kb2": 4096, "128x64k2": 4096}   # the split-K tile for M <= 64 / above, from this K
 SPLIT_K_BLOCK_SCALES_MIN_K = 4096   # rule block_scales' split-K tiles (one K-block a stage: 64x64pk2, 128x64k2)
@@ -183,6 +205,12 @@ ROW_PADDING_TILES = {"64x128pkb2": 64, "64x192p": 64, "64x256p": 128}
 SPLIT_K_MIN_K_PADDED = 6144   # 128x64k2's shortest K where rule row_padding's padding applies (M <= 96)
 ROW_PAIRS_M = (128, 256)      # rule row_pairs: M of exactly two 128-row tiles (measured at 200-256)
 FEW_TILES_ONE_ROW_M = 128     # rule few_tiles: up to this M one 128x64 row of tiles beats 64x128pkb2 at long K
+# rule swap_ab: A's rows (M) up to each width: (split-K tile, one-block tile, tile past one wave of 64-row tiles)
+SWAP_AB_TILES = {96: ("64x96pk2t", "64x96pkb2t", None), 160: ("64x160pk2t", "64x160pt", "128x160t")}
+SWAP_AB_ROWS = 32               # ... for M within this many rows below the width (65-96, 129-160)
+SWAP_AB_MIN_K = 4096            # measured from here
+SWAP_AB_SPLIT_K_MIN_K = {96: 4096, 160: 8192}
+SWAP_AB_WIDE_MIN_WAVE = 0.8     # 128x160t where its tiles (N / 128) fill this much of a wave or more
 SKINNY_RULE = "skinny_split_k"   # choose_kernel's one rule
 SKINNY_MAX_M = 32
 
@@ -240,6 +268,23 @@ def _best_tile(m: int, n: int, sm_count: int, rates: dict[str, float]) -> str:
     return max(scores, key=lambda name: (scores[name], -list(rates).index(name)))
 
 
+def swapped_tile(m: int, n: int, k: int, sm_count: int = SM_COUNT) -> str | None:
+    """Rule swap_ab's tile for M x N x K (16-bit, A row-major, aligned rows, D 16-bit: the caller's conditions), or
+    None where the rule does not apply."""
+    width = next((w for w in SWAP_AB_TILES if w - SWAP_AB_ROWS < m <= w), None)
+    if width is None or k < SWAP_AB_MIN_K:
+        return None
+    split, one_block, wide = SWAP_AB_TILES[width]
+    weight_tiles = -(-n // 64)
+    if weight_tiles <= sm_count // 2:   # two blocks per tile fit one wave
+        return split if k >= SWAP_AB_SPLIT_K_MIN_K[width] else None
+    if weight_tiles <= sm_count:
+        return one_block
+    if wide is not None and -(-n // 128) >= SWAP_AB_WIDE_MIN_WAVE * sm_count:
+        return wide
+    return None
+
+
 def choose(m: int, n: int, k: int, dtype: str = "f16", b_order: str = "C", out_dtype: str = "f32",
            sm_count: int = SM_COUNT, a_order: str = "C", block_scaled: bool = False) -> Schedule:
     """The schedule of one problem (the rules in this module's docstring, in order)."""
@@ -256,6 +301,10 @@ def choose(m: int, n: int, k: int, dtype: str = "f16", b_order: str = "C", out_d
             return Schedule("64x64p", promotion, "block_scales")
         return Schedule("128x128" if tile_count(m, n, 128, 128) >= sm_count else "128x64", promotion, "block_scales")
     padded = ONE_ROW_TILE_M < m <= ROW_PADDING_MAX_M and -m % 128 >= ROW_PADDING_MIN_ROWS
+    if sixteen_bit and aligned and a_order == "C" and out_dtype in ("f16", "bf16"):
+        swapped = swapped_tile(m, n, k, sm_count)
+        if swapped is not None:
+            return Schedule(swapped, promotion, "swap_ab")
     if sixteen_bit and aligned and m <= SPLIT_K_MAX_M:
         tile = "64x64pk2kb2" if m <= ONE_ROW_TILE_M else "128x64k2"
         bm, bn, _ = TILE_SHAPES[tile]
@@ -310,5 +359,5 @@ def choose_kernel(m: int, n: int, k: int, dtype: str = "f16", b_order: str = "C"
     return "skinny" if m <= SKINNY_MAX_M else "wgmma"
 
 
-__all__ = ["Schedule", "choose", "choose_kernel", "SKINNY_RULE", "SKINNY_MAX_M", "RULES", "SPLIT_K_MIN_K", "L2_PROMOTIONS", "DEFAULT_L2_PROMOTION", "wave_efficiency", "tile_count", "cluster_units", "useful_share",
+__all__ = ["Schedule", "choose", "swapped_tile", "choose_kernel", "SKINNY_RULE", "SKINNY_MAX_M", "RULES", "SPLIT_K_MIN_K", "L2_PROMOTIONS", "DEFAULT_L2_PROMOTION", "wave_efficiency", "tile_count", "cluster_units", "useful_share",
            "row_pitches", "sector_aligned"]

@@ -84,7 +84,7 @@ def candidate_tiles(dtype: str, m: int, a_order: str = "C", n: Optional[int] = N
     and B load) and, given N, K and B's order, each of its variants (skinny.variant_tiles)."""
     if dtype not in DTYPES:
         return ()
-    tiles = wgmma.launcher_tiles(b_order)
+    tiles = wgmma.launcher_tiles(b_order, a_order)
     if dtype not in skinny.DTYPES or a_order != "C" or m > skinny.MAX_M:
         return tiles
     variants = skinny.variant_tiles(m, n, k, b_order) if None not in (n, k, b_order) else ()

@@ -186,6 +186,13 @@ TILES: dict[str, TileConfig] = {
     "128x224": TileConfig(128, 224, 4, 16),
     "128x160": TileConfig(128, 160, 5, 16),
     "128x96": TileConfig(128, 96, 7),
+    # swapped operands (rule swap_ab): the weight's rows in 64- or 128-row tiles by A's 65-96 / 129-160 rows as
+    # wgmma's N, which 64- and 128-row tiles of A would pad
+    "64x96pk2t": TileConfig(64, 96, 7, pingpong=True, cluster_k=2, swap_ab=True),
+    "64x96pkb2t": TileConfig(64, 96, 5, pingpong=True, stage_k=2, swap_ab=True),
+    "64x160pk2t": TileConfig(64, 160, 4, pingpong=True, cluster_k=2, swap_ab=True),
+    "64x160pt": TileConfig(64, 160, 6, pingpong=True, swap_ab=True),
+    "128x160t": TileConfig(128, 160, 5, 16, swap_ab=True),
 }
 EXPERIMENTAL_TILES: dict[str, TileConfig] = {
     "128x128p": TileConfig(128, 128, 6, pingpong=True),
@@ -241,15 +248,10 @@ EXPERIMENTAL_TILES: dict[str, TileConfig] = {
     "64x96pk2kb2": TileConfig(64, 96, 3, pingpong=True, cluster_k=2, stage_k=2),
     "64x128pk2kb2": TileConfig(64, 128, 2, pingpong=True, cluster_k=2, stage_k=2),
     # swapped operands: bm rows of the weight (D's columns) by bn rows of A (the tokens, D's rows)
-    "64x96pk2t": TileConfig(64, 96, 7, pingpong=True, cluster_k=2, swap_ab=True),
-    "64x96pkb2t": TileConfig(64, 96, 5, pingpong=True, stage_k=2, swap_ab=True),
     "64x128pk2t": TileConfig(64, 128, 5, pingpong=True, cluster_k=2, swap_ab=True),
-    "64x160pk2t": TileConfig(64, 160, 4, pingpong=True, cluster_k=2, swap_ab=True),
-    "64x160pt": TileConfig(64, 160, 6, pingpong=True, swap_ab=True),
     "64x192pt": TileConfig(64, 192, 6, pingpong=True, swap_ab=True),
     "128x96t": TileConfig(128, 96, 7, swap_ab=True),
     "128x128t": TileConfig(128, 128, 6, swap_ab=True),
-    "128x160t": TileConfig(128, 160, 5, 16, swap_ab=True),
     "128x192t": TileConfig(128, 192, 4, 16, swap_ab=True),
 }
 ALL_TILES = {**TILES, **EXPERIMENTAL_TILES}
@@ -399,9 +401,11 @@ def build_of(names: tuple[str, ...], options: tuple[str, ...] = ()) -> WgmmaBuil
 # ---------------------------------------------------------------------------------------------
 # Choosing a variant
 
-def launcher_tiles(b_order: str | None = None) -> tuple[str, ...]:
-    """The launcher's tiles that take B in `b_order` (None: every one; TileConfig.b_orders)."""
-    return tuple(t for t, c in TILES.items() if b_order is None or b_order in c.b_orders)
+def launcher_tiles(b_order: str | None = None, a_order: str | None = None) -> tuple[str, ...]:
+    """The launcher's tiles that take B in `b_order` and A in `a_order` (None: every one; TileConfig.b_orders; a
+    swapped tile takes A row-major only)."""
+    return tuple(t for t, c in TILES.items() if (b_order is None or b_order in c.b_orders)
+                 and (a_order in (None, "C") or not c.swap_ab))
 
 
 def tiles_for(m: int, n: int, tile: TileConfig) -> int:

@@ -173,7 +173,10 @@ def test_candidates_are_the_launcher_tiles_and_the_skinny_gemm_where_it_applies(
     assert "128x224" in tuning.candidate_tiles("f16", 256, "C", 57344, 8192, "F")
     assert "128x224" not in launcher and set(launcher) < set(wgmma.TILES)
     assert tuning.candidate_tiles("bf16", 129, b_order="C") == launcher
-    assert tuning.candidate_tiles("f16", 8, "F", b_order="C") == launcher
+    # a column-major A: not the swapped tiles (their kernel takes A as a K-major B)
+    assert tuning.candidate_tiles("f16", 8, "F", b_order="C") == wgmma.launcher_tiles("C", "F")
+    assert not any(wgmma.TILES[t].swap_ab for t in wgmma.launcher_tiles("C", "F"))
+    assert any(wgmma.TILES[t].swap_ab for t in launcher)
     assert tuning.candidate_tiles("e4m3", 8) == ()
     # only what the compile test instantiates: no experimental tile (a table naming one would launch a kernel no
     # CPU test compiled)

@@ -171,7 +171,8 @@ def test_rule_waves_takes_the_tiles_between_64_column_multiples_for_a_column_maj
 def test_tiles_between_64_column_multiples_take_a_column_major_b_only():
     for name, tile in wgmma.ALL_TILES.items():
         # whole 64-column boxes take either order; else a column-major B, or a row-major one in a slot of whole boxes
-        want = ("C", "F") if tile.bn % 64 == 0 else ("C",) if tile.b_slot_n else ("F",)
+        # (a swapped tile takes B as wgmma's A: either order)
+        want = ("C", "F") if tile.bn % 64 == 0 or tile.swap_ab else ("C",) if tile.b_slot_n else ("F",)
         assert tile.b_orders == want, name
         assert tile.b_slot_n == 0 or tile.b_slot_n == -(-tile.bn // 64) * 64, name
     assert wgmma.ALL_TILES["128x224r"].smem_bytes == wgmma.ALL_TILES["128x256"].smem_bytes   # 4 stages of 48 KB
@@ -191,6 +192,16 @@ def test_tiles_between_64_column_multiples_take_a_column_major_b_only():
         [64, 64, 128, 128, 128, 128]
 
 
+def _past_swap_ab(m, n, k, dtype="f16", order="F", **kw):
+    """The schedule of the rules after swap_ab: where swap_ab takes the problem (a 16-bit D), that is checked, and
+    the problem asked again with an f32 D (which the swapped tiles are not ruled for)."""
+    s = schedule.choose(m, n, k, dtype, order, "f16", **kw)
+    if schedule.swapped_tile(m, n, k, kw.get("sm_count", schedule.SM_COUNT)) is None or dtype == "e4m3":
+        return s
+    assert s.rule == "swap_ab", (m, n, k)
+    return schedule.choose(m, n, k, dtype, order, "f32", **kw)
+
+
 def test_rule_row_padding_takes_64_row_tiles_between_128_and_192_rows():
     # M 160: 128-row tiles compute 256 rows (128x64 35.2 us at N = K = 4096), 64-row tiles 192: 64x128pkb2's 96
     # tiles in stages of two K-blocks 22.3 (64x128pc2, pairs sharing B by multicast, 23.3); N 6144 / 8192: 64x192p's
@@ -200,12 +211,12 @@ def test_rule_row_padding_takes_64_row_tiles_between_128_and_192_rows():
         for order, dtype in (("F", "f16"), ("C", "bf16")):
             for n, k, tile in ((4096, 4096, "64x128pkb2"), (4096, 14336, "64x128pkb2"), (6144, 4096, "64x192p"),
                                (8192, 4096, "64x192p"), (11008, 4096, "64x256p")):
-                s = schedule.choose(m, n, k, dtype, order, "f16")
+                s = _past_swap_ab(m, n, k, dtype, order)
                 assert (s.tile, s.rule, s.l2_promotion) == (tile, "row_padding", "256B"), (m, n, k)
         # N 14336: 168 tiles of 64x256 are past one wave: the waves rule, 128x256 (54.2 us against 64x256p's 64.6 at
         # M 160), or with a column-major B 128x224 (128 tiles: one wave of 0.97 of the SMs)
-        assert schedule.choose(m, 14336, 4096, "f16", "C", "f16").tile == "128x256"
-        assert schedule.choose(m, 14336, 4096, "f16", "F", "f16").tile == "128x224"
+        assert _past_swap_ab(m, 14336, 4096, "f16", "C").tile == "128x256"
+        assert _past_swap_ab(m, 14336, 4096, "f16", "F").tile == "128x224"
     # the edges: 128 rows keep split-K, 193 rows the 128-row tiles (less padding: M 224 128x64 23.4 against 24.2)
     assert schedule.choose(128, 4096, 4096, "f16", "F", "f16").rule == "split_k"
     assert schedule.choose(193, 4096, 4096, "f16", "F", "f16").rule == "few_tiles"
@@ -214,7 +225,7 @@ def test_rule_row_padding_takes_64_row_tiles_between_128_and_192_rows():
     # (108 tiles)
     for m in (65, 72, 80, 96):
         for n, k, tile in ((6144, 4096, "64x128pkb2"), (8192, 8192, "64x128pkb2"), (10240, 8192, "64x192p")):
-            s = schedule.choose(m, n, k, "f16", "F", "f16")
+            s = _past_swap_ab(m, n, k)
             assert (s.tile, s.rule) == (tile, "row_padding"), (m, n, k)
         # N 14336: no 64x256p below 129 rows (1-2 % behind 128x128 at M 80 / 96): the waves rule
         assert schedule.choose(m, 14336, 4096, "f16", "F", "f16").rule == "waves"
@@ -225,8 +236,8 @@ def test_rule_row_padding_takes_64_row_tiles_between_128_and_192_rows():
     # a tile that would leave most SMs idle is not taken: N 2048 gives 64x128pkb2 48 tiles, fewer than half of 132
     assert schedule.choose(160, 2048, 4096, "f16", "F", "f16").rule != "row_padding"
     assert schedule.choose(160, 3072, 4096, "f16", "F", "f16").tile == "64x128pkb2"   # 72 tiles
-    assert schedule.choose(160, 4096, 4096, "f16", "F", "f16", sm_count=100).tile == "64x128pkb2"   # 96 <= 100
-    assert schedule.choose(160, 4096, 4096, "f16", "F", "f16", sm_count=90).tile == "64x192p"   # 96 > 90, 66 fit
+    assert _past_swap_ab(160, 4096, 4096, sm_count=100).tile == "64x128pkb2"   # 96 <= 100
+    assert _past_swap_ab(160, 4096, 4096, sm_count=90).tile == "64x192p"   # 96 > 90, 66 fit
     # not for e4m3 (its 64-row tiles are unmeasured) nor rows off 32-byte pitches (rule sector_misaligned_rows)
     assert schedule.choose(160, 4096, 4096, "e4m3", "F", "f16").rule != "row_padding"
     assert schedule.choose(160, 4104, 4096, "f16", "F", "f16").rule == "sector_misaligned_rows"
@@ -242,7 +253,7 @@ def test_rule_row_padding_leaves_the_measured_sets_alone():
                 assert schedule.choose(sh.m, sh.n, sh.k, "f16", order, "f16").rule != "row_padding", (name, sh)
     padded = [sh for sh in shapes.shape_set("batch") if sh.m in (80, 96, 160, 192)]
     rules = {schedule.choose(sh.m, sh.n, sh.k, "f16", "F", "f16").rule for sh in padded}
-    assert "row_padding" in rules and rules <= {"row_padding", "split_k", "waves", "few_tiles"}
+    assert "row_padding" in rules and rules <= {"swap_ab", "row_padding", "split_k", "waves", "few_tiles"}
 
 
 def test_rule_few_tiles_takes_the_smallest_tile():
@@ -311,8 +322,8 @@ def test_rule_split_k_for_few_tiles_and_a_long_k():
     # M 65-96 (a 128-row box a quarter or more past M): from K 6144 only (M 80, us, 128x64k2 / 64x64p: K 4096
     # 23.9 / 21.4, K 6144 29.0 / 29.1, K 8192 32.1 / 36.8)
     for m in (72, 80, 96):
-        assert schedule.choose(m, 4096, 4096, "f16", "F", "f16").tile == "64x64pkb2"
-        assert schedule.choose(m, 4096, 6144, "f16", "F", "f16").tile == "128x64k2"
+        assert _past_swap_ab(m, 4096, 4096).tile == "64x64pkb2"
+        assert _past_swap_ab(m, 4096, 6144).tile == "128x64k2"
     assert schedule.choose(97, 4096, 4096, "f16", "F", "f16").tile == "128x64k2"
     # not for e4m3 (unmeasured), rows off 32-byte pitches (K 8200: 16400-byte rows), or past 128 rows
     assert schedule.choose(64, 4096, 8192, "e4m3", "F", "f16").rule != "split_k"
@@ -378,3 +389,48 @@ def test_rule_block_scales_takes_a_tile_with_room_for_the_second_accumulator():
     assert not wgmma.TILES["128x256"].holds_block_scales and not wgmma.TILES["64x256p"].holds_block_scales
     # misaligned rows still turn L2 promotion off
     assert schedule.choose(3000, 3000, 3000, "e4m3", "F", "bf16", block_scaled=True).l2_promotion == "none"
+
+
+def test_rule_swap_ab_puts_a_third_padded_m_in_wgmma_n():
+    """M of 65-96 and 129-160 rows (a 64- or 128-row tile of A pads a third or more) run swapped: the weight's rows
+    as wgmma's M, A's rows as its N, in one tile of 96 / 160 columns."""
+    def rule(m, n, k, **kw):
+        s = schedule.choose(m, n, k, kw.pop("dtype", "f16"), kw.pop("b_order", "F"), kw.pop("out_dtype", "f16"),
+                            **kw)
+        return s.tile if s.rule == "swap_ab" else None
+
+    for order in ("C", "F"):
+        # 64 weight tiles of 64 rows: split-K clusters fit one wave (80x4096x4096 19.2 us against 64x64pkb2's 21.9)
+        assert rule(80, 4096, 4096, b_order=order) == "64x96pk2t"
+        assert rule(65, 4096, 14336, b_order=order) == rule(96, 4096, 11008, b_order=order) == "64x96pk2t"
+        # 96 / 128 weight tiles: one block each (80x6144x4096 24.6 against 25.8; 80x8192x28672 168.3 against 173.9)
+        assert rule(80, 6144, 4096, b_order=order) == rule(96, 8192, 28672, b_order=order) == "64x96pkb2t"
+        # past one wave of them, 96 rows stay with the rules below (80x28672x4096: 128x96t 89.1 against 88.1)
+        assert rule(80, 28672, 4096, b_order=order) is None and rule(96, 8448 + 64, 4096, b_order=order) is None
+        # 160 rows: split-K from K 8192 only (160x4096x4096 level: 22.7 against 22.3)
+        assert rule(160, 4096, 14336, b_order=order) == rule(129, 4096, 8192, b_order=order) == "64x160pk2t"
+        assert rule(160, 4096, 4096, b_order=order) is None
+        assert rule(160, 6144, 4096, b_order=order) == rule(160, 8192, 28672, b_order=order) == "64x160pt"
+        # 128x160t where its tiles fill 0.8 of a wave: 106 tiles from N 13441 (not N 10240 / 11008: 80 / 86 tiles
+        # lose 1-3 % to 64x256p's 120-129 blocks)
+        assert rule(160, 14336, 4096, b_order=order) == rule(160, 57344, 8192, b_order=order) == "128x160t"
+        assert rule(160, 13440 + 128, 4096, b_order=order) == "128x160t" and rule(160, 13440, 4096) is None
+        assert rule(160, 10240, 8192, b_order=order) is None and rule(160, 11008, 4096, b_order=order) is None
+    # M edges: 64 is one 64-row tile, 97-128 and 161-192 pad less than a third (swapped tiles measured behind)
+    for m in (64, 97, 128, 161, 192, 256):
+        assert rule(m, 4096, 14336) is None and rule(m, 8192, 8192) is None, m
+    # what the swapped tiles do not take, or were not measured on: K < 4096, an f32 D, a column-major A, 8-bit
+    # inputs, rows off 32-byte pitches (D's 4100 f16 columns are 8200 bytes)
+    assert rule(80, 4096, 2048) is None
+    assert rule(80, 4096, 4096, out_dtype="f32") is None
+    assert rule(80, 4096, 4096, a_order="F") is None
+    assert rule(80, 4096, 4096, dtype="e4m3") is None
+    assert rule(80, 4104, 4096) is None and not schedule.sector_aligned(80, 4104, 4096, "f16", "F", "f16")
+    assert rule(80, 4096, 4096, dtype="bf16", out_dtype="bf16") == "64x96pk2t"
+
+
+def test_swapped_tiles_take_a_row_major_a_only_in_tuning_and_the_launcher():
+    swapped = {t for t, c in wgmma.TILES.items() if c.swap_ab}
+    assert swapped and swapped <= set(wgmma.launcher_tiles("C")) and swapped <= set(wgmma.launcher_tiles("F"))
+    assert not swapped & set(wgmma.launcher_tiles("F", "F"))
+    assert {t for tiles in schedule.SWAP_AB_TILES.values() for t in tiles if t} == swapped
