@@ -342,3 +342,37 @@ def test_linear_module_trains_in_half_as_torch_linear_does():
         assert abs(ours - theirs) <= 0.02 * theirs
     assert losses[-1][0] < losses[0][0]
     torch.testing.assert_close(layer.weight, plain.weight, rtol=0.02, atol=2e-3)
+
+
+# ---------------------------------------------------------------------------------------------
+# Swapped schedules (rule swap_ab: the kernel computes D^T, the call's A in the kernel's B map)
+
+@pytest.mark.parametrize("m,n,k", [(80, 4096, 4096), (160, 6144, 4096)])   # a split-K cluster, one block a tile
+def test_swapped_schedule_one_shot_calls_follow_new_addresses(m, n, k):
+    """One-shot calls whose x, bias and D move from call to call (the road's own launch rewrites the tensor maps:
+    the call's A lives in the kernel's B map there), then a CUDA graph of one, then the weight's gradient."""
+    w, bias = rand(n, k, seed=1, scale=0.05), rand(n, dtype=torch.float16, seed=2)   # nn.Linear's, as they are
+    plan = fraglab.gemm.api.prepare(rand(m, k), w.t(), bias=bias, bias_mode="per_n", act="relu",
+                                    out=torch.empty(m, n, device="cuda", dtype=torch.float16))
+    assert plan.kernel_spec.tile_config.swap_ab, plan.kernel_spec.tile
+    for seed in range(3):
+        x = rand(m, k, seed=10 + seed)
+        d = ft.linear(x, w, bias, act="relu")
+        close(d, expect(x, w.t(), bias=bias.float(), act="relu")[0], torch.float16)
+    x = rand(m, k, seed=20)
+    ft.linear(x, w, bias, act="relu")
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        d = ft.linear(x, w, bias, act="relu")
+    x.copy_(rand(m, k, seed=21))
+    graph.replay()
+    torch.cuda.synchronize()
+    close(d, expect(x, w.t(), bias=bias.float(), act="relu")[0], torch.float16)
+    w.requires_grad_()
+    x.requires_grad_()
+    y = ft.linear(x, w, bias, act="none")
+    grad = rand(m, n, seed=22)
+    y.backward(grad)
+    close(w.grad, grad.double().t() @ x.detach().double(), torch.float16)
+    close(x.grad, grad.double() @ w.detach().double(), torch.float16)
