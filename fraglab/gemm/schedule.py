@@ -5,24 +5,28 @@ below has its test (tests/gemm/test_wgmma_schedule.py).
 The rules, first match wins (block-scaled e4m3 first: rule `block_scales` below) (f16, bias per column + ReLU, D f16, TFLOP/s; H100 80GB HBM3 2026-11-25, raw timings
 in docs/results/h100_2026-11-25b/gemm/, and H200 2026-11-26, docs/results/h200_2026-11-26/gemm/):
 
-00. `swap_ab`: 16-bit inputs and D, A row-major, rows at 32-byte pitches, K >= SWAP_AB_MIN_K, and M of 65-96 or
-   129-160 rows, which 64- and 128-row tiles of A pad by a third or more: the kernel computes D^T = B^T A^T on a
-   swapped tile (wgmma.TileConfig.swap_ab): the weight's rows as wgmma's M, A's rows as its N (96 or 160 columns,
-   one tile), D^T stored back into D's rows through stmatrix .trans. By how many 64-row tiles of the weight (N / 64)
-   there are: at most SMs / 2, split-K clusters of two (64x96pk2t; 64x160pk2t from K 8192: at K 4096 it is level
-   with the rules below), at most SMs, one block per tile (64x96pkb2t / 64x160pt); past that, for 160 rows, 128x160t
-   where its tiles fill at least SWAP_AB_WIDE_MIN_WAVE of a wave (N 10240 / 11008: 80 / 86 tiles lose 1-3 % to
-   64x256p, which runs 120-129 blocks). H100 2026-11-27 22:0x UTC (`docs/results/h100_2026-11-27h/ab_swap2.log`),
-   us per launch, weights rotated past L2, the swapped tile / the rules before / torch.mm, B column- / row-major:
-   80x4096x4096 64x96pk2t 19.2 / 21.9 / 17.7, 18.6 / 21.2 / 17.1; 80x4096x14336 48.5 / 52.5 / 50.3, 46.0 / 51.8 /
-   48.6; 96x4096x11008 39.2 / 40.9 / 42.7; 80x6144x4096 64x96pkb2t 24.6 / 25.8 / 23.7, 24.0 / 25.5 / 23.7;
-   80x8192x28672 168.3 / 173.9 / 175.7; 160x4096x14336 64x160pk2t 58.0 / 62.9 / 55.0, 54.9 / 61.9 / 52.9;
-   160x6144x4096 64x160pt 28.4 / 29.3 / 24.8, 27.5 / 29.6 / 23.7; 160x8192x28672 185.9 / 187.7 / 182.2, 166.8 /
-   186.5 / 174.7; 160x28672x4096 128x160t 93.4 / 104.4 / 96.9, 92.9 / 104.6 / 90.5; 160x57344x8192 363.4 / 386.3 /
-   358.8, 356.2 / 409.0 / 328.8. Not swapped (measured the same way): M 97-128 (64x128pk2t and 128x128t lose 1-13 %),
-   161-192 (64x192pt / 128x192t lose up to 20 % at N 4096, win 3-13 % at some N >= 8192 with a row-major B:
-   unruled), 65-96 past one wave of 64-row tiles (level or behind: 128x96t 89.1 against 128x224's 88.1 at
-   80x28672x4096).
+00. `swap_ab`: 16-bit inputs and D, A row-major, rows at 32-byte pitches, K >= 4096, and M of 65-96, 129-160 or
+   161-192 rows, which 64- and 128-row tiles of A pad: the kernel computes D^T = B^T A^T on a swapped tile
+   (wgmma.TileConfig.swap_ab): the weight's rows as wgmma's M, A's rows as its N (one tile of 96 or 160 columns, or
+   two of 96), D^T stored back into D's rows through stmatrix .trans. The candidates (SWAP_AB_TILES), first fit
+   wins: a tile whose blocks on the swapped problem (N x M) fill more than half a wave and no more than one:
+   65-96 rows 64x96pk2t (split-K clusters), then 64x96pkb2t; 129-160 64x160pk2t (from K 8192: at K 4096 it is level
+   with the rules below), then 64x160pt, then 128x160t where its tiles fill 0.8 of a wave or more, any number of
+   waves (N 10240 / 11008: 80 / 86 tiles lose 1-3 % to 64x256p's 120-129 blocks); 161-192 64x96pkb2t (two token
+   tiles), then 128x96n2t (clusters of the two token tiles, the weight's 128-row tile multicast to both). H100
+   2026-11-27 22:0x UTC (`docs/results/h100_2026-11-27h/ab_swap2.log`, `ab_swap4.log`), us per launch, weights
+   rotated past L2, the swapped tile / the rules before / torch.mm, B column- / row-major: 80x4096x4096 64x96pk2t
+   19.2 / 21.9 / 17.7, 18.6 / 21.2 / 17.1; 80x4096x14336 48.5 / 52.5 / 50.3, 46.0 / 51.8 / 48.6; 96x4096x11008
+   39.2 / 40.9 / 42.7; 80x6144x4096 64x96pkb2t 24.6 / 25.8 / 23.7, 24.0 / 25.5 / 23.7; 80x8192x28672 168.3 / 173.9
+   / 175.7; 160x4096x14336 64x160pk2t 58.0 / 62.9 / 55.0, 54.9 / 61.9 / 52.9; 160x6144x4096 64x160pt 28.4 / 29.3 /
+   24.8, 27.5 / 29.6 / 23.7; 160x8192x28672 185.9 / 187.7 / 182.2, 166.8 / 186.5 / 174.7; 160x28672x4096 128x160t
+   93.4 / 104.4 / 96.9, 92.9 / 104.6 / 90.5; 160x57344x8192 363.4 / 386.3 / 358.8, 356.2 / 409.0 / 328.8;
+   192x4096x4096 64x96pkb2t 21.7 / 22.6 / 19.0, 21.1 / 22.3 / 19.2; 192x4096x14336 59.5 / 61.7 / 51.2, 57.5 / 61.0 /
+   78.5 (192x4096x11008 52.1 / 51.1, behind by 2 %); 192x6144x4096 128x96n2t 27.7 / 29.8 / 25.3, 26.5 / 29.9 / 29.2;
+   192x8192x8192 55.6 / 58.1 / 55.9, 52.0 / 56.3 / 53.9. Not swapped (measured the same way): M 97-128
+   (64x128pk2t and 128x128t lose 1-13 %), 65-96 past one wave of 64-row tiles (level or behind: 128x96t 89.1
+   against 128x224's 88.1 at 80x28672x4096), 160x4096x4096 (every swapped tile behind 64x128pkb2's 22.4: 22.7 and
+   up).
 0. `split_k`: M <= 128, f16 / bf16, rows at 32-byte pitches, K >= the tile's SPLIT_K_MIN_K, and so few tiles
    that a cluster of two blocks per tile still fits one wave (<= SMs / 2 tiles): the tile's K-blocks split between
    the two blocks of a cluster, the second block's sums added in the first (64x64pk2 for M <= 64, 128x64k2 above):
@@ -164,7 +168,7 @@ TILE_SHAPES = {"128x256": (128, 256, 1), "128x192": (128, 192, 1), "128x128": (1
                "128x160": (128, 160, 1), "128x96": (128, 96, 1),
                # swapped (the kernel's tile of D^T: bm of D's columns by bn of its rows)
                "64x96pk2t": (64, 96, 1), "64x96pkb2t": (64, 96, 1), "64x160pk2t": (64, 160, 1),
-               "64x160pt": (64, 160, 1), "128x160t": (128, 160, 1)}
+               "64x160pt": (64, 160, 1), "128x160t": (128, 160, 1), "128x96n2t": (128, 96, 1)}
 # Rate of a tile relative to the first (TFLOP/s / useful_share), measured at 4096^3 (128x128: 641 / 746) and at
 # 3000^3 with 128-byte row pitches (128x192: 632 / 0.925 against 128x256: 515 / 0.694)
 TILE_RATE = {"128x256": 1.0, "128x192": 0.92, "128x128": 0.86}
@@ -187,7 +191,7 @@ TILE_RATE_MISALIGNED_FP8 = {"128x256": 1.0, "128x128": 0.70}
 SIXTEEN_BIT_ONLY = ("128x192", "128x192c2", "192x192c2", "64x128pc2", "64x64p", "64x64pk2", "128x64k2", "128x128c2",
                     "64x128p", "64x192p", "64x64pk2kb2", "64x128pkb2",
                     "64x64pkb2", "128x224", "128x160", "128x96", "64x96pk2t", "64x96pkb2t", "64x160pk2t",
-                    "64x160pt", "128x160t")
+                    "64x160pt", "128x160t", "128x96n2t")
 _BYTES = {"f16": 2, "bf16": 2, "f32": 4, "e4m3": 1}
 L2_PROMOTIONS = ("none", "64B", "128B", "256B")
 DEFAULT_L2_PROMOTION = "256B"
@@ -205,12 +209,27 @@ ROW_PADDING_TILES = {"64x128pkb2": 64, "64x192p": 64, "64x256p": 128}
 SPLIT_K_MIN_K_PADDED = 6144   # 128x64k2's shortest K where rule row_padding's padding applies (M <= 96)
 ROW_PAIRS_M = (128, 256)      # rule row_pairs: M of exactly two 128-row tiles (measured at 200-256)
 FEW_TILES_ONE_ROW_M = 128     # rule few_tiles: up to this M one 128x64 row of tiles beats 64x128pkb2 at long K
-# rule swap_ab: A's rows (M) up to each width: (split-K tile, one-block tile, tile past one wave of 64-row tiles)
-SWAP_AB_TILES = {96: ("64x96pk2t", "64x96pkb2t", None), 160: ("64x160pk2t", "64x160pt", "128x160t")}
-SWAP_AB_ROWS = 32               # ... for M within this many rows below the width (65-96, 129-160)
-SWAP_AB_MIN_K = 4096            # measured from here
-SWAP_AB_SPLIT_K_MIN_K = {96: 4096, 160: 8192}
-SWAP_AB_WIDE_MIN_WAVE = 0.8     # 128x160t where its tiles (N / 128) fill this much of a wave or more
+
+@dataclass(frozen=True)
+class SwappedChoice:
+    """One candidate of rule swap_ab: `tile` where the swapped problem (N x M) makes more than `min_fill` of a wave of
+    blocks (`blocks_per_tile` each: 2 for split-K clusters) and, if `one_wave`, no more than one wave, from K
+    `min_k` on."""
+    tile: str
+    blocks_per_tile: int = 1
+    min_k: int = 4096
+    min_fill: float = 0.5
+    one_wave: bool = True
+
+
+# rule swap_ab: (first, last) row of A -> its candidates, first fit wins (tokens in one tile of 96 / 160 columns,
+# or for 161-192 rows in two of 96)
+SWAP_AB_TILES = {
+    (65, 96): (SwappedChoice("64x96pk2t", 2), SwappedChoice("64x96pkb2t")),
+    (129, 160): (SwappedChoice("64x160pk2t", 2, min_k=8192), SwappedChoice("64x160pt"),
+                 SwappedChoice("128x160t", min_fill=0.8, one_wave=False)),
+    (161, 192): (SwappedChoice("64x96pkb2t"), SwappedChoice("128x96n2t")),
+}
 SKINNY_RULE = "skinny_split_k"   # choose_kernel's one rule
 SKINNY_MAX_M = 32
 
@@ -271,17 +290,15 @@ def _best_tile(m: int, n: int, sm_count: int, rates: dict[str, float]) -> str:
 def swapped_tile(m: int, n: int, k: int, sm_count: int = SM_COUNT) -> str | None:
     """Rule swap_ab's tile for M x N x K (16-bit, A row-major, aligned rows, D 16-bit: the caller's conditions), or
     None where the rule does not apply."""
-    width = next((w for w in SWAP_AB_TILES if w - SWAP_AB_ROWS < m <= w), None)
-    if width is None or k < SWAP_AB_MIN_K:
+    rows = next((r for r in SWAP_AB_TILES if r[0] <= m <= r[1]), None)
+    if rows is None:
         return None
-    split, one_block, wide = SWAP_AB_TILES[width]
-    weight_tiles = -(-n // 64)
-    if weight_tiles <= sm_count // 2:   # two blocks per tile fit one wave
-        return split if k >= SWAP_AB_SPLIT_K_MIN_K[width] else None
-    if weight_tiles <= sm_count:
-        return one_block
-    if wide is not None and -(-n // 128) >= SWAP_AB_WIDE_MIN_WAVE * sm_count:
-        return wide
+    for choice in SWAP_AB_TILES[rows]:
+        bm, bn, _ = TILE_SHAPES[choice.tile]
+        blocks = tile_count(n, m, bm, bn) * choice.blocks_per_tile   # the kernel's problem is D^T: N x M
+        if (k >= choice.min_k and blocks > choice.min_fill * sm_count
+                and (blocks <= sm_count or not choice.one_wave)):
+            return choice.tile
     return None
 
 

@@ -352,7 +352,9 @@ def test_swapped_schedule_one_shot_calls_follow_new_addresses(m, n, k):
     """One-shot calls whose x, bias and D move from call to call (the road's own launch rewrites the tensor maps:
     the call's A lives in the kernel's B map there), then a CUDA graph of one, then the weight's gradient."""
     w, bias = rand(n, k, seed=1, scale=0.05), rand(n, dtype=torch.float16, seed=2)   # nn.Linear's, as they are
-    plan = fraglab.gemm.api.prepare(rand(m, k), w.t(), bias=bias, bias_mode="per_n", act="relu",
+    from fraglab.gemm.api import prepare
+
+    plan = prepare(rand(m, k), w.t(), bias=bias, bias_mode="per_n", act="relu",
                                     out=torch.empty(m, n, device="cuda", dtype=torch.float16))
     assert plan.kernel_spec.tile_config.swap_ab, plan.kernel_spec.tile
     for seed in range(3):

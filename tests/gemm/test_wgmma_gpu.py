@@ -79,7 +79,8 @@ def run_case(cp, m, n, k, dtype, *, act="none", bias_mode="none", beta=0.0, save
 
 # M any; N and K multiples of 8 (TMA's 16-byte row rule). Sizes of 1, odd, prime and several tiles.
 SIZES = [(1, 8, 8), (7, 24, 40), (131, 136, 72), (257, 264, 1000), (997, 520, 8), (300, 1032, 200), (128, 256, 64)]
-TEST_TILES = tuple(dict.fromkeys((*wgmma.launcher_tiles("C"), "128x128p", "64x256p", "128x256c2", "128x128c2", "64x256pc2",
+# (the swapped tiles, which store D^T, have their own tests: test_wgmma_swapped_gpu.py)
+TEST_TILES = tuple(dict.fromkeys((*(t for t in wgmma.launcher_tiles("C") if not wgmma.TILES[t].swap_ab), "128x128p", "64x256p", "128x256c2", "128x128c2", "64x256pc2",
                                   "128x128pc2",
                                   # more K-blocks per stage than the launcher's stage-K tiles, or in clusters
                                   "128x64kb2", "64x128pc2kb2", "64x64pkb4",
@@ -91,7 +92,7 @@ K_MAJOR_B_TILES = tuple(t for t, c in wgmma.ALL_TILES.items() if c.k_major_b_onl
 # a cluster's first block multicasts a K-major B whole
 COLUMN_B_TILES = tuple(t for t in TEST_TILES if "F" in wgmma.ALL_TILES[t].b_orders) + K_MAJOR_B_TILES
 # tiles of 96 / 160 / 224 columns, each with the B order it takes; every tile, for the layout tests
-WIDE_TILES = tuple(t for t, c in wgmma.ALL_TILES.items() if c.bn % 64)
+WIDE_TILES = tuple(t for t, c in wgmma.ALL_TILES.items() if c.bn % 64 and not c.swap_ab)
 LAYOUT_TILES = tuple(dict.fromkeys(TEST_TILES + K_MAJOR_B_TILES))
 # e4m3: K a multiple of 16 (rows of K bytes); M any
 FP8_SIZES = [(1, 8, 16), (131, 136, 64), (257, 264, 1024), (300, 1032, 208), (997, 520, 16), (128, 256, 128)]

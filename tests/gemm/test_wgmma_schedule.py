@@ -416,8 +416,15 @@ def test_rule_swap_ab_puts_a_third_padded_m_in_wgmma_n():
         assert rule(160, 14336, 4096, b_order=order) == rule(160, 57344, 8192, b_order=order) == "128x160t"
         assert rule(160, 13440 + 128, 4096, b_order=order) == "128x160t" and rule(160, 13440, 4096) is None
         assert rule(160, 10240, 8192, b_order=order) is None and rule(160, 11008, 4096, b_order=order) is None
-    # M edges: 64 is one 64-row tile, 97-128 and 161-192 pad less than a third (swapped tiles measured behind)
-    for m in (64, 97, 128, 161, 192, 256):
+    # 161-192 rows: two token tiles of 96, 64-row weight tiles where two of them per weight tile fit one wave
+    # (192x4096x4096 21.7 against 64x128pkb2's 22.6), else clusters of two sharing a 128-row weight tile by multicast
+    # (192x6144x4096 27.7 against 64x192p's 29.8; 192x8192x8192 55.6 against 58.1); none past one wave of either
+    for m in (161, 176, 192):
+        assert rule(m, 4096, 4096) == rule(m, 4096, 14336, b_order="C") == "64x96pkb2t"
+        assert rule(m, 6144, 4096) == rule(m, 8192, 8192, b_order="C") == "128x96n2t"
+        assert rule(m, 10240, 8192) is None and rule(m, 2048, 4096) is None
+    # M edges: 64 is one 64-row tile, 97-128 and 193-256 pad less (swapped tiles measured behind at 128)
+    for m in (64, 97, 128, 193, 256):
         assert rule(m, 4096, 14336) is None and rule(m, 8192, 8192) is None, m
     # what the swapped tiles do not take, or were not measured on: K < 4096, an f32 D, a column-major A, 8-bit
     # inputs, rows off 32-byte pitches (D's 4100 f16 columns are 8200 bytes)
@@ -433,4 +440,4 @@ def test_swapped_tiles_take_a_row_major_a_only_in_tuning_and_the_launcher():
     swapped = {t for t, c in wgmma.TILES.items() if c.swap_ab}
     assert swapped and swapped <= set(wgmma.launcher_tiles("C")) and swapped <= set(wgmma.launcher_tiles("F"))
     assert not swapped & set(wgmma.launcher_tiles("F", "F"))
-    assert {t for tiles in schedule.SWAP_AB_TILES.values() for t in tiles if t} == swapped
+    assert {c.tile for choices in schedule.SWAP_AB_TILES.values() for c in choices} == swapped
