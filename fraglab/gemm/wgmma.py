@@ -465,7 +465,8 @@ def all_specs() -> list[WgmmaKernelSpec]:
             if order in TILES[tile].b_orders and (order == "F" or dtype not in FP8_DTYPES)
             and (scales == "none" or dtype in FP8_DTYPES)
             and (tile not in SIXTEEN_BIT_TILES or dtype in DTYPES or scales == "block")
-            and (not TILES[tile].swap_ab or dtype in DTYPES)
+            # a swapped tile's kernel takes either order of B the same way (its A: a launch parameter): one name
+            and (not TILES[tile].swap_ab or (dtype in DTYPES and order == "F"))
             and (scales != "block" or tile in schedule.BLOCK_SCALE_TILES)
             and (bias_dtype == "f32" or (bias_mode == "per_n" and bias_dtype == dtype))]
 
