@@ -115,7 +115,9 @@ def main() -> int:
         ("64x192pt", "f32", "direct", "F"), ("128x96t", "f16", "tma", "F"), ("128x128t", "f16", "tma", "C"),
         ("128x160t", "f16", "tma", "F"), ("128x192t", "f16", "tma", "C"),
         # two token tiles per cluster, the weight's tile multicast to both (A's multicast along N, swapped)
-        ("128x96n2t", "f16", "tma", "F"), ("128x96n2t", "f32", "direct", "C"), ("64x96pt", "f16", "tma", "C"))]
+        ("128x96n2t", "f16", "tma", "F"), ("128x96n2t", "f32", "direct", "C"), ("64x96pt", "f16", "tma", "C"),
+        # 64-row weight tiles split between the cluster's two blocks (32-row boxes), or one MN-major box for both
+        ("64x96pn2t", "f16", "tma", "F"), ("64x96pn2t", "f16", "tma", "C"), ("64x96pkb2n2t", "f16", "tma", "F"))]
     # the copy loader (loads of A and B last): the schedule's tiles for misaligned rows, one operand on TMA too
     copies = [(t, o, "tma", bo, ao, loads) for t, o, bo, ao, loads in (
         ("128x192", "f16", "C", "C", ("copy", "copy")), ("128x192", "f32", "F", "C", ("tma", "copy")),

@@ -193,8 +193,10 @@ TILES: dict[str, TileConfig] = {
     "64x160pk2t": TileConfig(64, 160, 4, pingpong=True, cluster_k=2, swap_ab=True),
     "64x160pt": TileConfig(64, 160, 6, pingpong=True, swap_ab=True),
     "128x160t": TileConfig(128, 160, 5, 16, swap_ab=True),
-    # 161-192 rows of A in two tiles of 96 (clusters of the two: the weight's tile multicast to both)
+    # 161-192 rows of A in two tiles of 96, clusters of the two: the weight's tile multicast to both (a 64-row one
+    # in 32-row halves, one loaded by each block)
     "128x96n2t": TileConfig(128, 96, 7, cluster_n=2, swap_ab=True),
+    "64x96pkb2n2t": TileConfig(64, 96, 5, pingpong=True, cluster_n=2, stage_k=2, swap_ab=True),
 }
 EXPERIMENTAL_TILES: dict[str, TileConfig] = {
     "128x128p": TileConfig(128, 128, 6, pingpong=True),
@@ -256,6 +258,7 @@ EXPERIMENTAL_TILES: dict[str, TileConfig] = {
     "128x128t": TileConfig(128, 128, 6, swap_ab=True),
     "128x192t": TileConfig(128, 192, 4, 16, swap_ab=True),
     "64x96pt": TileConfig(64, 96, 10, pingpong=True, swap_ab=True),
+    "64x96pn2t": TileConfig(64, 96, 10, pingpong=True, cluster_n=2, swap_ab=True),
 }
 ALL_TILES = {**TILES, **EXPERIMENTAL_TILES}
 SIXTEEN_BIT_TILES = schedule.SIXTEEN_BIT_ONLY   # launcher tiles for f16 / bf16 inputs only

@@ -140,7 +140,9 @@ struct WgmmaTile {
   static_assert(ClusterN == 1 || ClusterN == 2, "clusters of one or two blocks along N");
   static_assert(ClusterK == 1 || (ClusterK == 2 && ClusterM == 1 && ClusterN == 1),
                 "split-K over two blocks, not with ClusterM or ClusterN");
-  static_assert(BM % (64 * ClusterN) == 0, "A's box splits into whole 64-row parts between a row's blocks");
+  // A K-major A's box splits between a row's blocks in whole 8-row swizzle atoms; an MN-major A's 64-row boxes go to
+  // them in turn (with one box, the first block loads it for both)
+  static_assert(BM % 64 == 0 && (BM / ClusterN) % 8 == 0, "A's box splits into whole 8-row atoms between a row's blocks");
   static_assert(StageK == 1 || StageK == 2 || StageK == 4, "one, two or four K-blocks per stage");
   static_assert(kBSlotN == BN || (kBSlotN % 64 == 0 && kBSlotN > BN && kBSlotN - BN < 64),
                 "B's slot is the tile's columns, or them rounded up to whole 64-column boxes");

@@ -416,11 +416,11 @@ def test_rule_swap_ab_puts_a_third_padded_m_in_wgmma_n():
         assert rule(160, 14336, 4096, b_order=order) == rule(160, 57344, 8192, b_order=order) == "128x160t"
         assert rule(160, 13440 + 128, 4096, b_order=order) == "128x160t" and rule(160, 13440, 4096) is None
         assert rule(160, 10240, 8192, b_order=order) is None and rule(160, 11008, 4096, b_order=order) is None
-    # 161-192 rows: two token tiles of 96, 64-row weight tiles where two of them per weight tile fit one wave
-    # (192x4096x4096 21.7 against 64x128pkb2's 22.6), else clusters of two sharing a 128-row weight tile by multicast
-    # (192x6144x4096 27.7 against 64x192p's 29.8; 192x8192x8192 55.6 against 58.1); none past one wave of either
+    # 161-192 rows: two token tiles of 96 in a cluster sharing the weight's tile by multicast, 64-row weight tiles
+    # where two of them per weight tile fit one wave (192x4096x4096 21.2 against 64x128pkb2's 22.6), else 128-row
+    # ones (192x6144x4096 27.7 against 64x192p's 29.8; 192x8192x8192 55.6 against 58.1); none past one wave of either
     for m in (161, 176, 192):
-        assert rule(m, 4096, 4096) == rule(m, 4096, 14336, b_order="C") == "64x96pkb2t"
+        assert rule(m, 4096, 4096) == rule(m, 4096, 14336, b_order="C") == "64x96pkb2n2t"
         assert rule(m, 6144, 4096) == rule(m, 8192, 8192, b_order="C") == "128x96n2t"
         assert rule(m, 10240, 8192) is None and rule(m, 2048, 4096) is None
     # M edges: 64 is one 64-row tile, 97-128 and 193-256 pad less (swapped tiles measured behind at 128)
