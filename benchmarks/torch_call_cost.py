@@ -28,7 +28,8 @@ from fraglab.bench.call_timing import per_call_us  # noqa: E402
 
 SHAPES = [(256, 256, 256), (1024, 1024, 1024), (2048, 2048, 2048), (128, 8192, 8192), (512, 4096, 11008),
           (2048, 2048, 8192), (4096, 4096, 4096), (64, 4096, 14336),   # on a split-K cluster (64x64pk2)
-          (8, 4096, 4096), (16, 4096, 14336), (32, 14336, 4096)]   # decode: the skinny GEMM (B by TMA / by copies)
+          (8, 4096, 4096), (16, 4096, 14336), (32, 14336, 4096),   # decode: the skinny GEMM (B by TMA / by copies)
+          (80, 4096, 4096), (160, 28672, 4096)]   # swapped operands (rule swap_ab: 64x96pk2t, 128x160t)
 ROUNDS = 15
 TARGETS = (("fraglab.gemm(torch)", "torch.mm", 1.3), ("fraglab.gemm(torch, bias, relu)", "torch._addmm_activation", 1.0),
            ("prepared(torch) reused", "torch.mm", 1.0), ("fraglab.torch.linear", "F.linear", 1.3),
