@@ -120,10 +120,10 @@ class RecordingLaunch:
 
 
 class Spec:
-    tile_config = object()   # a wgmma spec (the skinny GEMM's has none)
+    """A wgmma spec (the skinny GEMM's has no tile_config): its store, bias mode and tile."""
 
-    def __init__(self, store, bias_mode):
-        self.store, self.bias_mode = store, bias_mode
+    def __init__(self, store, bias_mode, tile="128x128"):
+        self.store, self.bias_mode, self.tile_config = store, bias_mode, gemm_wgmma.ALL_TILES[tile]
 
 
 def road_with(spec, binds):
@@ -155,6 +155,20 @@ def test_a_fresh_d_is_written_into_the_bound_launch_not_bound_again():
     assert sorted(launch.rewrites) == [("map", index["map_a"], 0x6000), ("map", index["map_bias"], 0x7000),
                                        ("pointer", index["bias"], 0x7000)]
     assert len(binds) == 1 and launch.launches == [7, 7, 8, 9]
+
+
+def test_a_swapped_kernel_moves_the_calls_a_in_its_b_map():
+    """A swapped tile (TileConfig.swap_ab) takes the call's A as its B and B as its A: new activations move the
+    kernel's B map, a new weight its A map."""
+    index = gemm_wgmma.PARAM_INDEX
+    road = road_with(Spec("tma", "per_n", "64x96pk2t"), [])
+    road.launch_one_shot((0x1000, 0x2000, 0x3000, 0, 0x4000, 0), 1)
+    launch = road.moving
+    road.launch_one_shot((0x6000, 0x2000, 0x3000, 0, 0x4000, 0), 2)   # new activations
+    assert launch.rewrites == [("map", index["map_b"], 0x6000)]
+    launch.rewrites.clear()
+    road.launch_one_shot((0x6000, 0x9000, 0x3000, 0, 0x4000, 0), 3)   # a new weight
+    assert launch.rewrites == [("map", index["map_a"], 0x9000)]
 
 
 def test_direct_stores_move_d_as_a_pointer_only_and_another_kernel_binds_per_pointers():
