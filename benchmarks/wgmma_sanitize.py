@@ -117,7 +117,10 @@ def main() -> int:
         # two token tiles per cluster, the weight's tile multicast to both (A's multicast along N, swapped)
         ("128x96n2t", "f16", "tma", "F"), ("128x96n2t", "f32", "direct", "C"), ("64x96pt", "f16", "tma", "C"),
         # 64-row weight tiles split between the cluster's two blocks (32-row boxes), or one MN-major box for both
-        ("64x96pn2t", "f16", "tma", "F"), ("64x96pn2t", "f16", "tma", "C"), ("64x96pkb2n2t", "f16", "tma", "F"))]
+        ("64x96pn2t", "f16", "tma", "F"), ("64x96pn2t", "f16", "tma", "C"), ("64x96pkb2n2t", "f16", "tma", "F"),
+        # tokens in tiles of 80 (wgmma n80; D^T in 16-row chunks)
+        ("64x80pkb2n2t", "f16", "tma", "F"), ("64x80pk2t", "f16", "tma", "C"), ("64x80pkb2t", "f32", "direct", "F"),
+        ("128x80n2t", "f16", "tma", "C"))]
     # the copy loader (loads of A and B last): the schedule's tiles for misaligned rows, one operand on TMA too
     copies = [(t, o, "tma", bo, ao, loads) for t, o, bo, ao, loads in (
         ("128x192", "f16", "C", "C", ("copy", "copy")), ("128x192", "f32", "F", "C", ("tma", "copy")),

@@ -9,7 +9,7 @@ from functools import lru_cache
 
 import numpy as np
 
-ACC_N = (64, 96, 128, 160, 192, 224, 256)   # wgmma N the kernel instantiates (one m64nNk16 per consumer per k16 step)
+ACC_N = (64, 80, 96, 128, 160, 192, 224, 256)   # wgmma N the kernel instantiates (one m64nNk16 per consumer per k16 step)
 
 def accumulator_map(n: int) -> np.ndarray:
     """fraglab's wgmma accumulator layout: (128, n // 2, 2) of (row, col)."""

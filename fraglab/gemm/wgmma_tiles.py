@@ -57,7 +57,8 @@ class TileConfig:
     @property
     def smem_bytes(self) -> int:
         """Shared memory with direct D stores: WgmmaTile::kSmemBeforeStores (ring, staged bias, barriers, slack)."""
-        bias_floats = (2 if self.pingpong else 1) * max(self.bm, self.bn)   # a slot per tile in its epilogue
+        # a slot per tile in its epilogue, each whole 128-byte units (a TMA destination's alignment)
+        bias_floats = (2 if self.pingpong else 1) * -(-max(self.bm, self.bn) // 32) * 32
         bias_bytes = -(-bias_floats * 4 // 1024) * 1024
         # ring full / empty, two ping-pong turns, bias full / empty per consumer (+ split-K reduce full / free)
         barriers = 2 * self.stages + 2 + 2 * self.consumers * (2 if self.cluster_k > 1 else 1)
@@ -101,7 +102,7 @@ class TileConfig:
         """Rows of D one staged TMA store moves: a consumer's rows, or for a swapped tile the kernel's columns per
         chunk (wgmma.cu's transposed_chunk_cols: 64, or 32 for n96 / n160 / n224)."""
         if self.swap_ab:
-            return 64 if self.bn % 64 == 0 else 32
+            return 64 if self.bn % 64 == 0 else 32 if self.bn % 32 == 0 else 16
         return self.warpgroup_rows
 
     @property
@@ -230,6 +231,11 @@ EXPERIMENTAL_TILES: dict[str, TileConfig] = {
     "128x192t": TileConfig(128, 192, 4, 16, swap_ab=True),
     "64x96pt": TileConfig(64, 96, 10, pingpong=True, swap_ab=True),
     "64x96pn2t": TileConfig(64, 96, 10, pingpong=True, cluster_n=2, swap_ab=True),
+    # tokens in tiles of 80 (wgmma n80; swapped tiles only: D^T leaves in 16-row chunks)
+    "64x80pkb2n2t": TileConfig(64, 80, 5, pingpong=True, cluster_n=2, stage_k=2, swap_ab=True),
+    "64x80pk2t": TileConfig(64, 80, 8, pingpong=True, cluster_k=2, swap_ab=True),
+    "64x80pkb2t": TileConfig(64, 80, 5, pingpong=True, stage_k=2, swap_ab=True),
+    "128x80n2t": TileConfig(128, 80, 7, cluster_n=2, swap_ab=True),
 }
 ALL_TILES = {**TILES, **EXPERIMENTAL_TILES}
 

@@ -110,7 +110,8 @@ struct WgmmaTile {
   // The per-row / per-column bias of a tile, loaded into shared memory by TMA (the bias thread, warp 1): one slot per
   // tile in the epilogue at once (cooperative: both consumers read the tile's slot; ping-pong: one per consumer).
   static constexpr int kBiasSlots = PingPong ? kConsumers : 1;
-  static constexpr int kBiasFloats = BM > BN ? BM : BN;
+  // a slot's start is a TMA destination: 128-byte aligned, so slots are whole 32-float units (n80: 96 floats)
+  static constexpr int kBiasFloats = ((BM > BN ? BM : BN) + 31) / 32 * 32;
   static constexpr int kBiasBytes = (kBiasSlots * kBiasFloats * 4 + 1023) / 1024 * 1024;
   static constexpr int kBiasReaders = (PingPong ? 1 : kConsumers) * 4;  // consumer warps that read one slot's tile
   static constexpr int kStoreBufferBytes = StagedStore ? kWarpgroupRows * kSwizzleBytes : 0;  // 128 B per row
@@ -127,8 +128,8 @@ struct WgmmaTile {
   static constexpr int kStoreBuffers =
       StagedStore && MaxStoreBuffers_ > 1 && kSmemBeforeStores + 2 * kConsumers * kStoreBufferBytes <= 227 * 1024 ? 2 : 1;
   static constexpr int kSmemBytes = kSmemBeforeStores + kConsumers * kStoreBuffers * kStoreBufferBytes;
-  static_assert(BN == 64 || BN == 96 || BN == 128 || BN == 160 || BN == 192 || BN == 224 || BN == 256,
-                "wgmma wrappers exist for N = 64, 96, 128, 160, 192, 224, 256");
+  static_assert(BN == 64 || BN == 80 || BN == 96 || BN == 128 || BN == 160 || BN == 192 || BN == 224 || BN == 256,
+                "wgmma wrappers exist for N = 64, 80, 96, 128, 160, 192, 224, 256");
   static_assert(kWarpgroupRows % 64 == 0 && kMmaM >= 1, "a warpgroup covers whole m64 blocks");
   static_assert(kMmaM * BN / 2 <= (kConsumers == 2 ? 128 : 96),
                 "accumulators per thread: at most 128 of two consumers' 232 registers, 96 of three's 152");
@@ -393,7 +394,10 @@ struct IsSame<A, A> {
     FRAGLAB_WGMMA_M64NK16_ORDERS(N, "f16", REGS, OPERANDS, DESC_A, DESC_B, PRED)                               \
   }
 
-// 48, 80, 96 and 112 accumulator registers (m64n96, n160, n192, n224), built on the runtime header's 32 and 64
+// 40, 48, 80, 96 and 112 accumulator registers (m64n80, n96, n160, n192, n224), built on the runtime header's 32
+// and 64
+#define FRAGLAB_WGMMA_F32_OPERANDS_40(d) FRAGLAB_WGMMA_F32_OPERANDS_32(d), FRAGLAB_WGMMA_F32x8(d, 32)
+#define FRAGLAB_WGMMA_REGS_40 FRAGLAB_WGMMA_REGS_32 ", %32, %33, %34, %35, %36, %37, %38, %39"
 #define FRAGLAB_WGMMA_F32_OPERANDS_48(d)                                                                       \
   FRAGLAB_WGMMA_F32_OPERANDS_32(d), FRAGLAB_WGMMA_F32x8(d, 32), FRAGLAB_WGMMA_F32x8(d, 40)
 #define FRAGLAB_WGMMA_REGS_48                                                                                  \
@@ -425,6 +429,11 @@ __device__ __forceinline__ void wgmma_m64n64(float* d, unsigned long long desc_a
 template <class T, bool BKMajor, bool AMNMajor>
 __device__ __forceinline__ void wgmma_m64n128(float* d, unsigned long long desc_a, unsigned long long desc_b, int scale_d) {
   FRAGLAB_WGMMA_M64N_ANY(128, FRAGLAB_WGMMA_REGS_64, FRAGLAB_WGMMA_F32_OPERANDS_64, "64", "65", "66")
+}
+
+template <class T, bool BKMajor, bool AMNMajor>
+__device__ __forceinline__ void wgmma_m64n80(float* d, unsigned long long desc_a, unsigned long long desc_b, int scale_d) {
+  FRAGLAB_WGMMA_M64N_ANY(80, FRAGLAB_WGMMA_REGS_40, FRAGLAB_WGMMA_F32_OPERANDS_40, "40", "41", "42")
 }
 
 template <class T, bool BKMajor, bool AMNMajor>
@@ -467,6 +476,8 @@ __device__ __forceinline__ void wgmma_tile_step(float* d, unsigned long long des
     wgmma_m64n224<T, BKMajor, AMNMajor>(d, desc_a, desc_b, scale_d);
   } else if constexpr (BN == 160) {
     wgmma_m64n160<T, BKMajor, AMNMajor>(d, desc_a, desc_b, scale_d);
+  } else if constexpr (BN == 80) {
+    wgmma_m64n80<T, BKMajor, AMNMajor>(d, desc_a, desc_b, scale_d);
   } else if constexpr (BN == 96) {
     wgmma_m64n96<T, BKMajor, AMNMajor>(d, desc_a, desc_b, scale_d);
   } else if constexpr (BN == 192) {
@@ -552,10 +563,10 @@ __device__ __forceinline__ float2 pair_as_float2(const T* p) {
   }
 }
 
-// D^T's chunk (TransposedD): the tile's columns per TMA store, rows of D: 64, or 32 for n96 / n160 / n224.
+// D^T's chunk (TransposedD): the tile's columns per TMA store, rows of D: 64, or 32 for n96 / n160 / n224, 16 for n80.
 template <int BN>
 __host__ __device__ constexpr int transposed_chunk_cols() {
-  return BN % 64 == 0 ? 64 : 32;
+  return BN % 64 == 0 ? 64 : BN % 32 == 0 ? 32 : 16;
 }
 
 // Every accumulator slot's row offset is 0 or 8 (the epilogue holds one A scale per 8-row half).
