@@ -7,28 +7,30 @@ in docs/results/h100_2026-11-25b/gemm/, and H200 2026-11-26, docs/results/h200_2
 
 00. `swap_ab`: 16-bit inputs and D, A row-major, rows at 32-byte pitches, K >= 4096, and M of 65-96, 129-160 or
    161-192 rows, which 64- and 128-row tiles of A pad: the kernel computes D^T = B^T A^T on a swapped tile
-   (wgmma.TileConfig.swap_ab): the weight's rows as wgmma's M, A's rows as its N (one tile of 96 or 160 columns, or
-   two of 96), D^T stored back into D's rows through stmatrix .trans. The candidates (SWAP_AB_TILES), first fit
-   wins: a tile whose blocks on the swapped problem (N x M) fill more than half a wave and no more than one:
-   65-96 rows 64x96pk2t (split-K clusters), then 64x96pkb2t; 129-160 64x160pk2t (from K 8192: at K 4096 it is level
-   with the rules below), then 64x160pt, then 128x160t where its tiles fill 0.8 of a wave or more, any number of
-   waves (N 10240 / 11008: 80 / 86 tiles lose 1-3 % to 64x256p's 120-129 blocks); 161-192 64x96pkb2n2t (two token
-   tiles in a cluster sharing the weight's 64-row tile by multicast, each block loading 32 rows of it), then
-   128x96n2t (the same with 128-row weight tiles). H100
-   2026-11-27 22:0x UTC (`docs/results/h100_2026-11-27h/ab_swap2.log`, `ab_swap4.log`), us per launch, weights
-   rotated past L2, the swapped tile / the rules before / torch.mm, B column- / row-major: 80x4096x4096 64x96pk2t
-   19.2 / 21.9 / 17.7, 18.6 / 21.2 / 17.1; 80x4096x14336 48.5 / 52.5 / 50.3, 46.0 / 51.8 / 48.6; 96x4096x11008
-   39.2 / 40.9 / 42.7; 80x6144x4096 64x96pkb2t 24.6 / 25.8 / 23.7, 24.0 / 25.5 / 23.7; 80x8192x28672 168.3 / 173.9
-   / 175.7; 160x4096x14336 64x160pk2t 58.0 / 62.9 / 55.0, 54.9 / 61.9 / 52.9; 160x6144x4096 64x160pt 28.4 / 29.3 /
-   24.8, 27.5 / 29.6 / 23.7; 160x8192x28672 185.9 / 187.7 / 182.2, 166.8 / 186.5 / 174.7; 160x28672x4096 128x160t
-   93.4 / 104.4 / 96.9, 92.9 / 104.6 / 90.5; 160x57344x8192 363.4 / 386.3 / 358.8, 356.2 / 409.0 / 328.8;
+   (wgmma.TileConfig.swap_ab): the weight's rows as wgmma's M, A's rows as its N (one tile of 96 columns, or two of
+   80 or 96), D^T stored back into D's rows through stmatrix .trans. The candidates (SWAP_AB_TILES), first fit
+   wins: a tile whose blocks on the swapped problem (N x M) fill more than half a wave and no more than one.
+   65-96 rows: 64x96pk2t (split-K clusters), then 64x96pkb2t. 129-160: two token tiles of 80 in a cluster that
+   shares the weight's tile by multicast (each block loads half of it), 64-row weight tiles (64x80pkb2n2t), then
+   128-row ones (128x80n2t), then 128x160t (one token tile) where its tiles fill 0.8 of a wave or more, any number
+   of waves (N 10240 / 11008: 80 / 86 tiles lose 1-3 % to 64x256p's 120-129 blocks). 161-192: the same with token
+   tiles of 96 (64x96pkb2n2t, 128x96n2t). H100 2026-11-27 21:5x-22:4x UTC (`docs/results/h100_2026-11-27h/`,
+   `ab_swap2.log`, `ab_swap6.log`, `ab_swap11.log`), us per launch, weights rotated past L2, the swapped tile / the
+   rules before / torch.mm, B column- / row-major:
+   80x4096x4096 64x96pk2t 19.2 / 21.9 / 17.7, 18.6 / 21.2 / 17.1; 80x4096x14336 48.5 / 52.5 / 50.3, 46.0 / 51.8 /
+   48.6; 96x4096x11008 39.2 / 40.9 / 42.7; 80x6144x4096 64x96pkb2t 24.6 / 25.8 / 23.7, 24.0 / 25.5 / 23.7;
+   80x8192x28672 168.3 / 173.9 / 175.7; 160x4096x4096 64x80pkb2n2t 20.6 / 22.5 / 18.2, 20.3 / 22.1 / 18.2;
+   160x4096x14336 55.0 / 62.9 / 54.9, 53.2 / 61.9 / 52.8; 160x6144x4096 128x80n2t 26.9 / 29.3 / 24.8, 26.2 / 29.6 /
+   23.7; 160x8192x28672 179.2 / 187.7 / 184.1, 160.9 / 186.5 / 175.3; 160x28672x4096 128x160t 93.4 / 104.4 / 96.9,
+   92.9 / 104.6 / 90.5; 160x57344x8192 363.4 / 386.3 / 358.8, 356.2 / 409.0 / 328.8;
    192x4096x4096 64x96pkb2n2t 21.2 / 22.6 / 19.1, 20.5 / 22.3 / 19.2 (64x96pkb2t, no multicast, 21.7 / 21.3);
    192x4096x14336 56.7 / 61.7 / 57.6, 55.1 / 61.0 / 78.9 (64x96pkb2t 59.2 / 58.2); 192x4096x11008 46.8 / 51.1 / 57.6,
-   43.6 / 48.4 / 62.4 (`ab_swap6.log`); 192x6144x4096 128x96n2t 27.7 / 29.8 / 25.3, 26.5 / 29.9 / 29.2;
+   43.6 / 48.4 / 62.4; 192x6144x4096 128x96n2t 27.7 / 29.8 / 25.3, 26.5 / 29.9 / 29.2;
    192x8192x8192 55.6 / 58.1 / 55.9, 52.0 / 56.3 / 53.9. Not swapped (measured the same way): M 97-128
    (64x128pk2t and 128x128t lose 1-13 %), 65-96 past one wave of 64-row tiles (level or behind: 128x96t 89.1
-   against 128x224's 88.1 at 80x28672x4096), 160x4096x4096 (every swapped tile behind 64x128pkb2's 22.4: 22.7 and
-   up).
+   against 128x224's 88.1 at 80x28672x4096). Not taken: one token tile of 160 where two of 80 fit (64x160pk2t
+   58.0, 64x160pt 28.4 / 185.9 at the problems above), and 80-column token tiles for 65-80 rows (64x80pk2t 1 %
+   ahead of 64x96pk2t at N 4096).
 0. `split_k`: M <= 128, f16 / bf16, rows at 32-byte pitches, K >= the tile's SPLIT_K_MIN_K, and so few tiles
    that a cluster of two blocks per tile still fits one wave (<= SMs / 2 tiles): the tile's K-blocks split between
    the two blocks of a cluster, the second block's sums added in the first (64x64pk2 for M <= 64, 128x64k2 above):
@@ -169,9 +171,9 @@ TILE_SHAPES = {"128x256": (128, 256, 1), "128x192": (128, 192, 1), "128x128": (1
                "64x128pkb2": (64, 128, 1), "64x64pkb2": (64, 64, 1), "128x224": (128, 224, 1),
                "128x160": (128, 160, 1), "128x96": (128, 96, 1),
                # swapped (the kernel's tile of D^T: bm of D's columns by bn of its rows)
-               "64x96pk2t": (64, 96, 1), "64x96pkb2t": (64, 96, 1), "64x160pk2t": (64, 160, 1),
-               "64x160pt": (64, 160, 1), "128x160t": (128, 160, 1), "128x96n2t": (128, 96, 1),
-               "64x96pkb2n2t": (64, 96, 1)}
+               "64x96pk2t": (64, 96, 1), "64x96pkb2t": (64, 96, 1), "128x160t": (128, 160, 1),
+               "128x96n2t": (128, 96, 1), "64x96pkb2n2t": (64, 96, 1), "64x80pkb2n2t": (64, 80, 1),
+               "128x80n2t": (128, 80, 1)}
 # Rate of a tile relative to the first (TFLOP/s / useful_share), measured at 4096^3 (128x128: 641 / 746) and at
 # 3000^3 with 128-byte row pitches (128x192: 632 / 0.925 against 128x256: 515 / 0.694)
 TILE_RATE = {"128x256": 1.0, "128x192": 0.92, "128x128": 0.86}
@@ -193,8 +195,8 @@ TILE_RATE_MISALIGNED_FP8 = {"128x256": 1.0, "128x128": 0.70}
 # launcher tiles measured for 16-bit inputs only
 SIXTEEN_BIT_ONLY = ("128x192", "128x192c2", "192x192c2", "64x128pc2", "64x64p", "64x64pk2", "128x64k2", "128x128c2",
                     "64x128p", "64x192p", "64x64pk2kb2", "64x128pkb2",
-                    "64x64pkb2", "128x224", "128x160", "128x96", "64x96pk2t", "64x96pkb2t", "64x160pk2t",
-                    "64x160pt", "128x160t", "128x96n2t", "64x96pkb2n2t")
+                    "64x64pkb2", "128x224", "128x160", "128x96", "64x96pk2t", "64x96pkb2t", "128x160t",
+                    "128x96n2t", "64x96pkb2n2t", "64x80pkb2n2t", "128x80n2t")
 _BYTES = {"f16": 2, "bf16": 2, "f32": 4, "e4m3": 1}
 L2_PROMOTIONS = ("none", "64B", "128B", "256B")
 DEFAULT_L2_PROMOTION = "256B"
@@ -229,7 +231,7 @@ class SwappedChoice:
 # or for 161-192 rows in two of 96)
 SWAP_AB_TILES = {
     (65, 96): (SwappedChoice("64x96pk2t", 2), SwappedChoice("64x96pkb2t")),
-    (129, 160): (SwappedChoice("64x160pk2t", 2, min_k=8192), SwappedChoice("64x160pt"),
+    (129, 160): (SwappedChoice("64x80pkb2n2t"), SwappedChoice("128x80n2t"),
                  SwappedChoice("128x160t", min_fill=0.8, one_wave=False)),
     (161, 192): (SwappedChoice("64x96pkb2n2t"), SwappedChoice("128x96n2t")),
 }

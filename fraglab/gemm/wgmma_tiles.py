@@ -162,13 +162,14 @@ TILES: dict[str, TileConfig] = {
     # wgmma's N, which 64- and 128-row tiles of A would pad
     "64x96pk2t": TileConfig(64, 96, 7, pingpong=True, cluster_k=2, swap_ab=True),
     "64x96pkb2t": TileConfig(64, 96, 5, pingpong=True, stage_k=2, swap_ab=True),
-    "64x160pk2t": TileConfig(64, 160, 4, pingpong=True, cluster_k=2, swap_ab=True),
-    "64x160pt": TileConfig(64, 160, 6, pingpong=True, swap_ab=True),
     "128x160t": TileConfig(128, 160, 5, 16, swap_ab=True),
     # 161-192 rows of A in two tiles of 96, clusters of the two: the weight's tile multicast to both (a 64-row one
     # in 32-row halves, one loaded by each block)
     "128x96n2t": TileConfig(128, 96, 7, cluster_n=2, swap_ab=True),
     "64x96pkb2n2t": TileConfig(64, 96, 5, pingpong=True, cluster_n=2, stage_k=2, swap_ab=True),
+    # 129-160 rows of A in two tiles of 80 (wgmma n80; D^T leaves in 16-row chunks), clusters of the two
+    "64x80pkb2n2t": TileConfig(64, 80, 5, pingpong=True, cluster_n=2, stage_k=2, swap_ab=True),
+    "128x80n2t": TileConfig(128, 80, 7, cluster_n=2, swap_ab=True),
 }
 EXPERIMENTAL_TILES: dict[str, TileConfig] = {
     "128x128p": TileConfig(128, 128, 6, pingpong=True),
@@ -231,11 +232,11 @@ EXPERIMENTAL_TILES: dict[str, TileConfig] = {
     "128x192t": TileConfig(128, 192, 4, 16, swap_ab=True),
     "64x96pt": TileConfig(64, 96, 10, pingpong=True, swap_ab=True),
     "64x96pn2t": TileConfig(64, 96, 10, pingpong=True, cluster_n=2, swap_ab=True),
+    "64x160pk2t": TileConfig(64, 160, 4, pingpong=True, cluster_k=2, swap_ab=True),
+    "64x160pt": TileConfig(64, 160, 6, pingpong=True, swap_ab=True),
     # tokens in tiles of 80 (wgmma n80; swapped tiles only: D^T leaves in 16-row chunks)
-    "64x80pkb2n2t": TileConfig(64, 80, 5, pingpong=True, cluster_n=2, stage_k=2, swap_ab=True),
     "64x80pk2t": TileConfig(64, 80, 8, pingpong=True, cluster_k=2, swap_ab=True),
     "64x80pkb2t": TileConfig(64, 80, 5, pingpong=True, stage_k=2, swap_ab=True),
-    "128x80n2t": TileConfig(128, 80, 7, cluster_n=2, swap_ab=True),
 }
 ALL_TILES = {**TILES, **EXPERIMENTAL_TILES}
 

@@ -11,7 +11,7 @@ def test_rules_are_named_and_every_choice_is_a_launcher_tile():
     seen = set()
     for m in (1, 16, 64, 65, 128, 160, 256, 1000, 2048, 3000, 4095, 8192):
         for n in (8, 1000, 3000, 4096, 8192, 14336):
-            for k in (8, 1000, 4096, 8192):
+            for k in (8, 1000, 2048, 4096, 8192):
                 for dtype, order in (("f16", "C"), ("bf16", "F"), ("e4m3", "F")):
                     for block in (False, True) if dtype == "e4m3" else (False,):
                         s = schedule.choose(m, n, k, dtype, order, "f16", block_scaled=block)
@@ -235,7 +235,7 @@ def test_rule_row_padding_takes_64_row_tiles_between_128_and_192_rows():
         assert schedule.choose(m, 6144, 4096, "f16", "F", "f16").tile == "128x64"
     # a tile that would leave most SMs idle is not taken: N 2048 gives 64x128pkb2 48 tiles, fewer than half of 132
     assert schedule.choose(160, 2048, 4096, "f16", "F", "f16").rule != "row_padding"
-    assert schedule.choose(160, 3072, 4096, "f16", "F", "f16").tile == "64x128pkb2"   # 72 tiles
+    assert _past_swap_ab(160, 3072, 4096).tile == "64x128pkb2"   # 72 tiles
     assert _past_swap_ab(160, 4096, 4096, sm_count=100).tile == "64x128pkb2"   # 96 <= 100
     assert _past_swap_ab(160, 4096, 4096, sm_count=90).tile == "64x192p"   # 96 > 90, 66 fit
     # not for e4m3 (its 64-row tiles are unmeasured) nor rows off 32-byte pitches (rule sector_misaligned_rows)
@@ -407,10 +407,10 @@ def test_rule_swap_ab_puts_a_third_padded_m_in_wgmma_n():
         assert rule(80, 6144, 4096, b_order=order) == rule(96, 8192, 28672, b_order=order) == "64x96pkb2t"
         # past one wave of them, 96 rows stay with the rules below (80x28672x4096: 128x96t 89.1 against 88.1)
         assert rule(80, 28672, 4096, b_order=order) is None and rule(96, 8448 + 64, 4096, b_order=order) is None
-        # 160 rows: split-K from K 8192 only (160x4096x4096 level: 22.7 against 22.3)
-        assert rule(160, 4096, 14336, b_order=order) == rule(129, 4096, 8192, b_order=order) == "64x160pk2t"
-        assert rule(160, 4096, 4096, b_order=order) is None
-        assert rule(160, 6144, 4096, b_order=order) == rule(160, 8192, 28672, b_order=order) == "64x160pt"
+        # 129-160 rows: two token tiles of 80 in a cluster sharing the weight's tile (160x4096x4096 20.6 against
+        # 64x128pkb2's 22.5; 160x6144x4096 128x80n2t 26.9 against 64x192p's 29.3)
+        assert rule(160, 4096, 4096, b_order=order) == rule(129, 4096, 14336, b_order=order) == "64x80pkb2n2t"
+        assert rule(160, 6144, 4096, b_order=order) == rule(160, 8192, 28672, b_order=order) == "128x80n2t"
         # 128x160t where its tiles fill 0.8 of a wave: 106 tiles from N 13441 (not N 10240 / 11008: 80 / 86 tiles
         # lose 1-3 % to 64x256p's 120-129 blocks)
         assert rule(160, 14336, 4096, b_order=order) == rule(160, 57344, 8192, b_order=order) == "128x160t"

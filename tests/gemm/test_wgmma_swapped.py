@@ -57,7 +57,9 @@ def test_stores_a_16_bit_d_staged_and_f32_direct(tile):
     config = wgmma.ALL_TILES[tile]
     # a consumer's 64 rows are 128 bytes of a row of D; a chunk is 64 (or 32) of the tile's columns, rows of D
     assert config.chunk_bytes("f16") == 128
-    assert config.chunk_rows == (64 if config.bn % 64 == 0 else 32) and config.bn % config.chunk_rows == 0
+    # (the most of 64, 32, 16 that divide the tile's columns: whole stmatrix groups of 16, within a buffer)
+    assert config.bn % config.chunk_rows == 0 and config.chunk_rows % 16 == 0 and config.chunk_rows <= 64
+    assert all(config.bn % bigger for bigger in (32, 64) if bigger > config.chunk_rows)
     assert config.chunk_rows * 128 <= config.warpgroup_rows * 128   # within a consumer's staging buffer
 
 
