@@ -70,9 +70,10 @@ class TileConfig:
     def holds_block_scales(self) -> bool:
         """Block-scaled fp8 fits: one 128-column block of B per tile, and a second accumulator (a K-block's
         product) beside the first within a consumer's accumulator budget (wgmma.cu's static_asserts: 128
-        registers of two consumers' 232, 96 of three's 152), and one K-block a stage (each is promoted alone)."""
-        return self.stage_k == 1 and self.bn in (64, 128) and 2 * (self.warpgroup_rows // 64) * self.bn // 2 <= (
-            128 if self.consumers == 2 else 96)
+        registers of two consumers' 232, 96 of three's 152), and one K-block a stage (each is promoted alone). Not a
+        swapped tile (8-bit inputs are K-major only; a swapped kernel's B is A)."""
+        return not self.swap_ab and self.stage_k == 1 and self.bn in (64, 128) and (
+            2 * (self.warpgroup_rows // 64) * self.bn // 2 <= (128 if self.consumers == 2 else 96))
 
     @property
     def b_orders(self) -> tuple[str, ...]:

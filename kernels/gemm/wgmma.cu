@@ -688,6 +688,30 @@ __device__ __forceinline__ void store_direct(float (&acc)[Tile::kMmaM][Tile::BN 
   }
 }
 
+// A consumer's staged store, in two halves around its writes. acquire: the buffer of its store number `stores`
+// (buffers take turns over the consumer's whole run of stores; a tile may have an odd number of chunks), once the
+// store that last used it has read it. issue: the writes are seen by the async proxy, then one thread stores the
+// buffer as D's TMA box at (c0, c1).
+template <class Tile>
+__device__ __forceinline__ unsigned char* acquire_store_buffer(unsigned char* buffers, unsigned stores, int t,
+                                                               int barrier) {
+  unsigned char* buffer = buffers + (Tile::kStoreBuffers > 1 ? stores % Tile::kStoreBuffers : 0) *
+                                        Tile::kStoreBufferBytes;
+  if (t == 0) bulk_wait_read<Tile::kStoreBuffers - 1>();
+  warpgroup_sync(barrier);
+  return buffer;
+}
+
+__device__ __forceinline__ void issue_staged_store(const TmaMap* tma_d, const unsigned char* buffer, int c0, int c1,
+                                                   int t, int barrier) {
+  fence_proxy_async_smem();
+  warpgroup_sync(barrier);
+  if (t == 0) {
+    tma_store_2d(tma_d, buffer, c0, c1);
+    bulk_commit();
+  }
+}
+
 // D through shared memory, 128 bytes of each row at a time (64 columns of 16-bit D, 32 of f32): the warpgroup
 // writes its rows into its 128B-swizzled buffer (16-byte chunk c of row r lands at chunk c ^ (r % 8), as the TMA
 // map's swizzle reads it), then one thread stores the buffer with TMA (clipped at the edges of D). 16-bit D goes
@@ -717,12 +741,8 @@ __device__ __forceinline__ void store_staged(float (&acc)[Tile::kMmaM][Tile::BN 
   const int matrix = lane / 8;
 #pragma unroll
   for (int chunk = 0; chunk < BN / kChunkCols; ++chunk, ++stores) {
-    // Buffers take turns over the consumer's whole run of stores (a tile may have an odd number of chunks).
-    unsigned char* buffer = buffers + (Tile::kStoreBuffers > 1 ? stores % Tile::kStoreBuffers : 0) *
-                                          Tile::kStoreBufferBytes;
+    unsigned char* buffer = acquire_store_buffer<Tile>(buffers, stores, t, barrier);
     const unsigned base = smem_u32(buffer);
-    if (t == 0) bulk_wait_read<Tile::kStoreBuffers - 1>();  // the store that last used this buffer has read it
-    warpgroup_sync(barrier);
 #pragma unroll
     for (int mm = 0; mm < Tile::kMmaM; ++mm) {
       if constexpr (kF32) {
@@ -753,12 +773,7 @@ __device__ __forceinline__ void store_staged(float (&acc)[Tile::kMmaM][Tile::BN 
         }
       }
     }
-    fence_proxy_async_smem();
-    warpgroup_sync(barrier);
-    if (t == 0) {
-      tma_store_2d(tma_d, buffer, col_first + chunk * kChunkCols, row_first);
-      bulk_commit();
-    }
+    issue_staged_store(tma_d, buffer, col_first + chunk * kChunkCols, row_first, t, barrier);
   }
 }
 
@@ -784,11 +799,8 @@ __device__ __forceinline__ void store_staged_transposed(float (&acc)[Tile::kMmaM
   const int unit = (warp * 16 + wgmma_acc::StmatrixOrigin::kRow[matrix]) / 8;
 #pragma unroll
   for (int chunk = 0; chunk < BN / kCols; ++chunk, ++stores) {
-    unsigned char* buffer = buffers + (Tile::kStoreBuffers > 1 ? stores % Tile::kStoreBuffers : 0) *
-                                          Tile::kStoreBufferBytes;
+    unsigned char* buffer = acquire_store_buffer<Tile>(buffers, stores, t, barrier);
     const unsigned base = smem_u32(buffer);
-    if (t == 0) bulk_wait_read<Tile::kStoreBuffers - 1>();  // the store that last used this buffer has read it
-    warpgroup_sync(barrier);
 #pragma unroll
     for (int g = 0; g < kCols / 16; ++g) {
       // the row of D (the tile's column, within the chunk) whose address this lane gives
@@ -800,12 +812,7 @@ __device__ __forceinline__ void store_staged_transposed(float (&acc)[Tile::kMmaM
                         pack_pair<OutT>(acc[0][slot[4]], acc[0][slot[5]]),
                         pack_pair<OutT>(acc[0][slot[6]], acc[0][slot[7]]));
     }
-    fence_proxy_async_smem();
-    warpgroup_sync(barrier);
-    if (t == 0) {
-      tma_store_2d(tma_d, buffer, row_first, col_first + chunk * kCols);
-      bulk_commit();
-    }
+    issue_staged_store(tma_d, buffer, row_first, col_first + chunk * kCols, t, barrier);
   }
 }
 

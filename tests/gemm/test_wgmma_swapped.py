@@ -81,3 +81,14 @@ def test_launch_blocks_count_the_tiles_of_d_transposed():
     config = wgmma.ALL_TILES["64x96pk2t"]
     assert wgmma.launch_blocks(4096, 80, config) == 128
     assert wgmma.launch_blocks(4096, 300, config) == 132   # 256 tiles: one cluster per SM pair
+
+
+def test_no_swapped_tile_holds_block_scales():
+    """Block-scaled e4m3 needs K-major operands the unswapped way round: the compile test's block-scaled
+    representatives (every tile that holds_block_scales) never meet a swapped tile's refusal."""
+    assert not any(c.holds_block_scales for c in wgmma.ALL_TILES.values() if c.swap_ab)
+    assert wgmma.ALL_TILES["64x128pk2t"].bn == 128 and not wgmma.ALL_TILES["64x128pk2t"].holds_block_scales
+    for tile, config in wgmma.ALL_TILES.items():
+        if config.holds_block_scales:
+            wgmma.WgmmaKernelSpec("e4m3", "relu", "per_n", tile=tile, out_dtype="bf16", store="tma", b_order="F",
+                                  block_scaled=True)
