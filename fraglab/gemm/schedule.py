@@ -14,7 +14,12 @@ in docs/results/h100_2026-11-25b/gemm/, and H200 2026-11-26, docs/results/h200_2
    shares the weight's tile by multicast (each block loads half of it), 64-row weight tiles (64x80pkb2n2t), then
    128-row ones (128x80n2t), then 128x160t (one token tile) where its tiles fill 0.8 of a wave or more, any number
    of waves (N 10240 / 11008: 80 / 86 tiles lose 1-3 % to 64x256p's 120-129 blocks). 161-192: the same with token
-   tiles of 96 (64x96pkb2n2t, 128x96n2t). H100 2026-11-27 21:5x-22:4x UTC (`docs/results/h100_2026-11-27h/`,
+   tiles of 96 (64x96pkb2n2t, 128x96n2t), then 128x192t as 128x160t (H100 2026-11-28 01:56 UTC,
+   `docs/results/h100_2026-11-28/ab_192t.log`, us, 128x192t / the rules before (128x224 column-major, 128x256
+   row-major) / torch.mm, B column- / row-major: 168x57344x8192 372.8 / 378.6 / 343.5, 372.3 / 426.2 / 335.4;
+   192x57344x8192 387.0 / 380.5 / 358.0, 375.4 / 427.9 / 350.9; 192x28672x4096 96.6 / 98.9 / 97.2, 96.9 / 101.9 /
+   96.4; 168x14336x8192 94.2 / 99.7 / 90.8, 90.2 / 92.0 / 86.4: ahead at 22 of 24 problems of M 168 / 192, N 14336 /
+   28672 / 57344, K 4096 / 8192, 2 % and 1 % behind at 192x57344x8192 column-major and 192x14336x4096 row-major). H100 2026-11-27 21:5x-22:4x UTC (`docs/results/h100_2026-11-27h/`,
    `ab_swap2.log`, `ab_swap6.log`, `ab_swap11.log`), us per launch, weights rotated past L2, the swapped tile / the
    rules before / torch.mm, B column- / row-major:
    80x4096x4096 64x96pk2t 19.2 / 21.9 / 17.7, 18.6 / 21.2 / 17.1; 80x4096x14336 48.5 / 52.5 / 50.3, 46.0 / 51.8 /
@@ -159,21 +164,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .dtypes import BYTES as _BYTES
+from .wgmma_tiles import TILES
+
 SM_COUNT = 132
 SECTOR_BYTES = 32
 ONE_ROW_TILE_M = 64
-# (rows, columns, vertically adjacent tiles per cluster) of the tiles the rules count (fraglab.gemm.wgmma.TILES; a
-# test checks they agree)
-TILE_SHAPES = {"128x256": (128, 256, 1), "128x192": (128, 192, 1), "128x128": (128, 128, 1), "64x64p": (64, 64, 1),
-               "128x192c2": (128, 192, 2), "192x192c2": (192, 192, 2), "64x64pk2": (64, 64, 1),
-               "128x64k2": (128, 64, 1), "128x128c2": (128, 128, 2), "64x128pc2": (64, 128, 2),
-               "64x192p": (64, 192, 1), "64x256p": (64, 256, 1), "64x64pk2kb2": (64, 64, 1),
-               "64x128pkb2": (64, 128, 1), "64x64pkb2": (64, 64, 1), "128x224": (128, 224, 1),
-               "128x160": (128, 160, 1), "128x96": (128, 96, 1),
-               # swapped (the kernel's tile of D^T: bm of D's columns by bn of its rows)
-               "64x96pk2t": (64, 96, 1), "64x96pkb2t": (64, 96, 1), "128x160t": (128, 160, 1),
-               "128x96n2t": (128, 96, 1), "64x96pkb2n2t": (64, 96, 1), "64x80pkb2n2t": (64, 80, 1),
-               "128x80n2t": (128, 80, 1)}
+# (rows, columns, vertically adjacent tiles per cluster) of the launcher's tiles, which the rules count (for a
+# swapped tile: the kernel's tile of D^T, bm of D's columns by bn of its rows)
+TILE_SHAPES = {name: (tile.bm, tile.bn, tile.cluster_m) for name, tile in TILES.items()}
 # Rate of a tile relative to the first (TFLOP/s / useful_share), measured at 4096^3 (128x128: 641 / 746) and at
 # 3000^3 with 128-byte row pitches (128x192: 632 / 0.925 against 128x256: 515 / 0.694)
 TILE_RATE = {"128x256": 1.0, "128x192": 0.92, "128x128": 0.86}
@@ -196,8 +195,7 @@ TILE_RATE_MISALIGNED_FP8 = {"128x256": 1.0, "128x128": 0.70}
 SIXTEEN_BIT_ONLY = ("128x192", "128x192c2", "192x192c2", "64x128pc2", "64x64p", "64x64pk2", "128x64k2", "128x128c2",
                     "64x128p", "64x192p", "64x64pk2kb2", "64x128pkb2",
                     "64x64pkb2", "128x224", "128x160", "128x96", "64x96pk2t", "64x96pkb2t", "128x160t",
-                    "128x96n2t", "64x96pkb2n2t", "64x80pkb2n2t", "128x80n2t")
-_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "e4m3": 1}
+                    "128x96n2t", "64x96pkb2n2t", "64x80pkb2n2t", "128x80n2t", "128x192t")
 L2_PROMOTIONS = ("none", "64B", "128B", "256B")
 DEFAULT_L2_PROMOTION = "256B"
 RULES = ("block_scales", "swap_ab", "split_k", "one_row_tile", "sector_misaligned_rows", "row_padding", "row_pairs", "waves",
@@ -218,22 +216,22 @@ FEW_TILES_ONE_ROW_M = 128     # rule few_tiles: up to this M one 128x64 row of t
 @dataclass(frozen=True)
 class SwappedChoice:
     """One candidate of rule swap_ab: `tile` where the swapped problem (N x M) makes more than `min_fill` of a wave of
-    blocks (`blocks_per_tile` each: 2 for split-K clusters) and, if `one_wave`, no more than one wave, from K
-    `min_k` on."""
+    blocks (the tile's split-K clusters count two a tile) and, if `one_wave`, no more than one wave, from K `min_k`
+    on."""
     tile: str
-    blocks_per_tile: int = 1
     min_k: int = 4096
     min_fill: float = 0.5
     one_wave: bool = True
 
 
-# rule swap_ab: (first, last) row of A -> its candidates, first fit wins (tokens in one tile of 96 / 160 columns,
-# or for 161-192 rows in two of 96)
+# rule swap_ab: (first, last) row of A -> its candidates, first fit wins (tokens in one tile of 96 / 160 / 192
+# columns, or in two of 80 / 96)
 SWAP_AB_TILES = {
-    (65, 96): (SwappedChoice("64x96pk2t", 2), SwappedChoice("64x96pkb2t")),
+    (65, 96): (SwappedChoice("64x96pk2t"), SwappedChoice("64x96pkb2t")),
     (129, 160): (SwappedChoice("64x80pkb2n2t"), SwappedChoice("128x80n2t"),
                  SwappedChoice("128x160t", min_fill=0.8, one_wave=False)),
-    (161, 192): (SwappedChoice("64x96pkb2n2t"), SwappedChoice("128x96n2t")),
+    (161, 192): (SwappedChoice("64x96pkb2n2t"), SwappedChoice("128x96n2t"),
+                 SwappedChoice("128x192t", min_fill=0.8, one_wave=False)),
 }
 SKINNY_RULE = "skinny_split_k"   # choose_kernel's one rule
 SKINNY_MAX_M = 32
@@ -299,8 +297,8 @@ def swapped_tile(m: int, n: int, k: int, sm_count: int = SM_COUNT) -> str | None
     if rows is None:
         return None
     for choice in SWAP_AB_TILES[rows]:
-        bm, bn, _ = TILE_SHAPES[choice.tile]
-        blocks = tile_count(n, m, bm, bn) * choice.blocks_per_tile   # the kernel's problem is D^T: N x M
+        tile = TILES[choice.tile]
+        blocks = tile_count(n, m, tile.bm, tile.bn) * tile.cluster_k   # the kernel's problem is D^T: N x M
         if (k >= choice.min_k and blocks > choice.min_fill * sm_count
                 and (blocks <= sm_count or not choice.one_wave)):
             return choice.tile

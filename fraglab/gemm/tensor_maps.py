@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..memo import BoundedMemo
+from .dtypes import BYTES
 from .schedule import DEFAULT_L2_PROMOTION
 
 TMA_MAP_DTYPE = np.dtype([("words", np.uint64, (16,))], align=True)   # CUtensorMap: 128 bytes
@@ -50,7 +51,6 @@ def encode_tma(pointer: int, dtype: str, inner: int, outer: int, box_inner: int,
     return np.frombuffer(raw, dtype=TMA_MAP_DTYPE)[0]
 
 
-BYTES = {"f16": 2, "bf16": 2, "f32": 4, "e4m3": 1}
 NO_MAP = np.zeros((), dtype=TMA_MAP_DTYPE)[()]   # a map the kernel never reads (direct D stores, no bias)
 # (pointer, dtype, inner, outer, box_inner, box_outer[, l2_promotion, pitch]) -> the encoded map
 MAPS = BoundedMemo(lambda key: encode_tma(*key), 256)

@@ -17,8 +17,9 @@ from ..errors import InputError, check_choice
 from ..memo import BoundedMemo
 from ..runtime.build import SM90A, Sm90aBuild
 from . import schedule
+from .dtypes import BYTES as _BYTES
 from .epilogue import ACT_KINDS, BIAS_DTYPES, BIAS_MODES, check_bias_dtype, epilogue_cpp
-from .tensor_maps import BYTES as _BYTES, MAPS as _MAPS, NO_MAP as _NO_MAP
+from .tensor_maps import MAPS as _MAPS, NO_MAP as _NO_MAP
 from .wgmma_accumulators import (ACC_N, STMATRIX_ORIGINS, AccumulatorIndexing, accumulator_header,  # noqa: F401
                                  accumulator_indexing, accumulator_map, stmatrix_plan)
 from .wgmma_tiles import (ALL_TILES, BK, EXPERIMENTAL_TILES, SMEM_LIMIT, TILES, TileConfig,  # noqa: F401

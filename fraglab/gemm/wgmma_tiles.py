@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .tensor_maps import BYTES as _BYTES
+from .dtypes import BYTES as _BYTES
 
 BK = 64                           # fraglab::wgmma_gemm::kBK: a K-block of 16-bit elements (128 bytes; 8-bit: 128)
 SMEM_LIMIT = 227 * 1024           # sm_90's dynamic shared memory per block
@@ -164,6 +164,8 @@ TILES: dict[str, TileConfig] = {
     "64x96pk2t": TileConfig(64, 96, 7, pingpong=True, cluster_k=2, swap_ab=True),
     "64x96pkb2t": TileConfig(64, 96, 5, pingpong=True, stage_k=2, swap_ab=True),
     "128x160t": TileConfig(128, 160, 5, 16, swap_ab=True),
+    # 161-192 rows of A in one token tile where the weight's 128-row tiles make most of a wave or more (N >= 14336)
+    "128x192t": TileConfig(128, 192, 4, 16, swap_ab=True),
     # 161-192 rows of A in two tiles of 96, clusters of the two: the weight's tile multicast to both (a 64-row one
     # in 32-row halves, one loaded by each block)
     "128x96n2t": TileConfig(128, 96, 7, cluster_n=2, swap_ab=True),
@@ -230,7 +232,6 @@ EXPERIMENTAL_TILES: dict[str, TileConfig] = {
     "64x192pt": TileConfig(64, 192, 6, pingpong=True, swap_ab=True),
     "128x96t": TileConfig(128, 96, 7, swap_ab=True),
     "128x128t": TileConfig(128, 128, 6, swap_ab=True),
-    "128x192t": TileConfig(128, 192, 4, 16, swap_ab=True),
     "64x96pt": TileConfig(64, 96, 10, pingpong=True, swap_ab=True),
     "64x96pn2t": TileConfig(64, 96, 10, pingpong=True, cluster_n=2, swap_ab=True),
     "64x160pk2t": TileConfig(64, 160, 4, pingpong=True, cluster_k=2, swap_ab=True),

@@ -11,7 +11,7 @@ import pytest
 
 from fraglab.gemm import wgmma
 from fraglab.gemm.reference import ACT_KINDS, BIAS_MODES, check_result, reference_gemm
-from gemm_operands import e4m3_bits, host_d, poisoned_outputs, random_operands
+from gemm_operands import e4m3_bits, host_d, index_operands, poisoned_outputs, random_operands
 
 pytestmark = pytest.mark.gpu
 
@@ -410,12 +410,8 @@ def test_staged_stores_land_where_the_generated_indexing_says(cp, tile, out):
     m, n, k = 1000, 520, 16
     order = wgmma.ALL_TILES[tile].b_orders[0]
     spec = wgmma.spec_for("f16", m, n, k, tile=tile, out_dtype=out, store="tma", b_order=order)
-    for what, expected in (("row", np.arange(m)[:, None] + 0 * np.arange(n)[None, :]),
-                           ("col", 0 * np.arange(m)[:, None] + np.arange(n)[None, :])):
-        a = np.zeros((m, k), np.float16)
-        b = np.zeros((k, n), np.float16)
-        a[:, 0] = np.arange(m) if what == "row" else 1
-        b[0, :] = 1 if what == "row" else np.arange(n)
+    for what in ("row", "col"):
+        a, b, expected = index_operands(m, n, k, what)
         d = cp.full((m, n), np.nan, dtype=cp.float16 if out == "f16" else cp.float32)
         wgmma.launch(spec, cp.asarray(a), _device_b(cp, b, order), d)
         np.testing.assert_array_equal(host_d(d, out).astype(np.float64), expected,

@@ -109,9 +109,6 @@ def test_useful_share_counts_a_cluster_as_one_unit_of_two_tiles():
 
 
 def test_the_weighed_tiles_are_the_launchers():
-    for name, (bm, bn, cluster) in schedule.TILE_SHAPES.items():
-        tile = wgmma.TILES[name]
-        assert (tile.bm, tile.bn, tile.cluster_m) == (bm, bn, cluster), name
     for rates in (schedule.TILE_RATE, schedule.TILE_RATE_K_MAJOR_B, schedule.TILE_RATE_MISALIGNED,
                   schedule.TILE_RATE_MISALIGNED_FP8,
                   schedule.SPLIT_K_MIN_K, schedule.ROW_PADDING_TILES):
@@ -392,8 +389,8 @@ def test_rule_block_scales_takes_a_tile_with_room_for_the_second_accumulator():
 
 
 def test_rule_swap_ab_puts_a_third_padded_m_in_wgmma_n():
-    """M of 65-96 and 129-160 rows (a 64- or 128-row tile of A pads a third or more) run swapped: the weight's rows
-    as wgmma's M, A's rows as its N, in one tile of 96 / 160 columns."""
+    """M of 65-96 and 129-192 rows (a 64- or 128-row tile of A pads a third or more) run swapped: the weight's rows
+    as wgmma's M, A's rows as its N, in one tile of 96 / 160 / 192 columns or two of 80 / 96."""
     def rule(m, n, k, **kw):
         s = schedule.choose(m, n, k, kw.pop("dtype", "f16"), kw.pop("b_order", "F"), kw.pop("out_dtype", "f16"),
                             **kw)
@@ -418,11 +415,17 @@ def test_rule_swap_ab_puts_a_third_padded_m_in_wgmma_n():
         assert rule(160, 10240, 8192, b_order=order) is None and rule(160, 11008, 4096, b_order=order) is None
     # 161-192 rows: two token tiles of 96 in a cluster sharing the weight's tile by multicast, 64-row weight tiles
     # where two of them per weight tile fit one wave (192x4096x4096 21.2 against 64x128pkb2's 22.6), else 128-row
-    # ones (192x6144x4096 27.7 against 64x192p's 29.8; 192x8192x8192 55.6 against 58.1); none past one wave of either
+    # ones (192x6144x4096 27.7 against 64x192p's 29.8; 192x8192x8192 55.6 against 58.1); past one wave of either,
+    # one token tile of 192 where the weight's 128-row tiles fill 0.8 of a wave, any number of waves (168x57344x8192
+    # row-major 372.3 against 128x256's 426.2), not below (192x10240x8192: 80 tiles, 76.4 against 64x256p's 71.6)
     for m in (161, 176, 192):
         assert rule(m, 4096, 4096) == rule(m, 4096, 14336, b_order="C") == "64x96pkb2n2t"
         assert rule(m, 6144, 4096) == rule(m, 8192, 8192, b_order="C") == "128x96n2t"
-        assert rule(m, 10240, 8192) is None and rule(m, 2048, 4096) is None
+        for order in ("C", "F"):
+            assert rule(m, 14336, 4096, b_order=order) == rule(m, 57344, 8192, b_order=order) == "128x192t"
+            assert rule(m, 13440 + 128, 4096, b_order=order) == "128x192t" and rule(m, 13440, 4096) is None
+        assert rule(m, 10240, 8192) is None and rule(m, 11008, 4096, b_order="C") is None
+        assert rule(m, 2048, 4096) is None
     # M edges: 64 is one 64-row tile, 97-128 and 193-256 pad less (swapped tiles measured behind at 128)
     for m in (64, 97, 128, 193, 256):
         assert rule(m, 4096, 14336) is None and rule(m, 8192, 8192) is None, m

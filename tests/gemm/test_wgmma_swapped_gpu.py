@@ -10,7 +10,8 @@ import pytest
 
 from fraglab.gemm import wgmma
 from fraglab.gemm.reference import ACT_KINDS, BIAS_MODES
-from gemm_operands import assert_matches_reference, device_matrix, host_d, poisoned_outputs, random_operands
+from gemm_operands import (assert_matches_reference, device_matrix, host_d, index_operands, poisoned_outputs,
+                           random_operands)
 
 pytestmark = pytest.mark.gpu
 
@@ -110,12 +111,8 @@ def test_stores_land_where_d_says(cp, tile, out):
     m, n, k = 300, 1000, 16
     spec = _spec(m, n, k, "f16", tile, "F", act="none", bias_mode="none", out_dtype=out)
     assert spec.store == ("tma" if out == "f16" else "direct")
-    for what, expected in (("row", np.arange(m)[:, None] + 0 * np.arange(n)[None, :]),
-                           ("col", 0 * np.arange(m)[:, None] + np.arange(n)[None, :])):
-        a = np.zeros((m, k), np.float16)
-        b = np.zeros((k, n), np.float16)
-        a[:, 0] = np.arange(m) if what == "row" else 1
-        b[0, :] = 1 if what == "row" else np.arange(n)
+    for what in ("row", "col"):
+        a, b, expected = index_operands(m, n, k, what)
         d = cp.full((m, n), np.nan, dtype=cp.float16 if out == "f16" else cp.float32)
         wgmma.launch(spec, cp.asarray(a), cp.asfortranarray(cp.asarray(b)), d)
         np.testing.assert_array_equal(host_d(d, out).astype(np.float64), expected,

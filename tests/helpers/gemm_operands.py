@@ -58,6 +58,18 @@ def random_operands(cp, rng, m, n, k, dtype, *, bias_mode, beta, a32=None, a_ord
     return Operands(a, a64, b, b64, bias, c)
 
 
+def index_operands(m, n, k, what):
+    """Host f16 A (M x K) and B (K x N) whose product is exactly D = its row index (`what` "row") or its column index
+    ("col"), exact in f16 up to 2048 (A[:, 0] and B[0, :] carry the index or 1, the rest 0), and that D in float64:
+    a store that puts an element at another (row, col) shows in one of the two."""
+    a = np.zeros((m, k), np.float16)
+    b = np.zeros((k, n), np.float16)
+    rows, cols = np.arange(m)[:, None], np.arange(n)[None, :]
+    a[:, 0] = np.arange(m) if what == "row" else 1
+    b[0, :] = 1 if what == "row" else np.arange(n)
+    return a, b, (rows + 0 * cols if what == "row" else 0 * rows + cols).astype(np.float64)
+
+
 def e4m3_bits(rng, shape):
     """Random e4m3 bit patterns: any sign and mantissa, exponents 4..10 (magnitudes 2^-3 .. 15): exact values
     the reference decodes, no NaN."""
