@@ -130,6 +130,9 @@ in docs/results/h100_2026-11-25b/gemm/, and H200 2026-11-26, docs/results/h200_2
    256x10240x8192 128x160 73.1 / 78.2 (128x192) / 71.4; 1024x10240x4096 128x224 127.6 / 136.7 (128x128) / 119.9;
    256x6144x4096 128x96 28.6 / 31.4 (128x128) / 26.2; 128x11008x14336 114.9 / 117.3 / 113.4. Level (within 0.5 %)
    at M 80-128 with N 28672 / 57344; one loss: 512x3072x4096 128x96 36.6 against 128x128's 35.0.
+   A row-major B at M 193-1024 takes 128x224r the same way (224 columns in a slot of four 64-column boxes;
+   TILE_RATE_ROW_MAJOR_B) where its tiles make more than one wave: 768x14336x4096 129.0 us against 128x256's
+   143.9 (torch.mm 144.6), 256x57344x8192 388.3 against 425.2 (404.2).
 5. `few_tiles`: otherwise (128x64 tiles fit one wave) a small tile: 64x64pkb2 (64x64p in stages of two
    K-blocks: H100 2026-11-27 14:44 UTC, us, against 64x64p, N 4096: M 128, K 2048 12.61 / 13.95; M 80 / 88 / 96, K
    4096 21.71 / 20.22 / 19.97 against 22.14 / 21.86 / 22.16; M 72 23.94 / 22.40) for f16 / bf16 where its tiles fit
@@ -182,6 +185,17 @@ TILE_RATE = {"128x256": 1.0, "128x192": 0.92, "128x128": 0.86}
 # keep 128x256; one wave of them against the tile the rule took, 256x10240x8192 128x160 73.1 against 128x192's 77.8
 # (rate 0.815 by the share model), 256x6144x4096 128x96 28.6 against 128x128's 31.2 (0.70).
 TILE_RATE_K_MAJOR_B = {"128x224": 0.97, "128x160": 0.80, "128x96": 0.70}
+# The same for a row-major B: 128x224r (B's 224 columns in a slot of four 64-column boxes), for M in
+# ROW_MAJOR_B_WIDE_M and more than one wave of its tiles only. H100 2026-11-28 02:20 UTC, us, 128x224r / 128x256 /
+# torch.mm (`docs/results/h100_2026-11-28/ab_224r.log`): 256x57344x8192 388.3 / 425.2 / 404.2, 384x28672x4096 137.4
+# / 147.2 / 147.5, 512x28672x4096 172.0 / 187.8 / 174.4, 768x14336x4096 129.0 / 143.9 / 144.6, 1024x14336x4096
+# 170.4 / 185.6 / 171.0, 1024x10240x8192 248.5 / 276.9 (128x192 282.7) / 231.0, 1024x14336x14336 595.5 / 675.3 /
+# 635.1, 256x28672x4096 104.9 / 105.3 / 102.2; within one wave behind (200x14336x4096 56.5 / 50.2, 256x14336x4096
+# 52.2 / 51.9); at 2048x28672x4096 (the same share) 804.8 / 722.4 and at M 80-192 behind (80x28672x4096 91.3 /
+# 87.6; 2026-11-27 18:4x UTC, `docs/results/h100_2026-11-27g/ab_row_major_wide.log`). 128x160r and 128x96r are not
+# taken (1024x5120x4096 128x160r 81.1 against 128x192's 68.7; 128x11008x4096 128x96r 39.6 against 128x128's 38.5).
+TILE_RATE_ROW_MAJOR_B = {"128x224r": 0.93}
+ROW_MAJOR_B_WIDE_M = (192, 1024)   # rows past the first, up to the second
 # With sector-misaligned rows, f16 / bf16 (H200, 2026-11-26 01:2x UTC, promotion off, TFLOP/s / useful_share):
 # 3000^3: 128x192c2 637 / 0.925, 128x256 447 / 0.694, 128x128 392 / 0.832; 5000x3000x2000: 637 / 0.925,
 # 545 / 0.867, 456 / 0.867. (128x256c2 would rate 1.09 but is not a launcher tile: 520 at 3000^3, 622 here.)
@@ -358,6 +372,9 @@ def choose(m: int, n: int, k: int, dtype: str = "f16", b_order: str = "C", out_d
         rates = TILE_RATE if sixteen_bit else {t: r for t, r in TILE_RATE.items() if t not in SIXTEEN_BIT_ONLY}
         if sixteen_bit and b_order == "F":
             rates = {**rates, **TILE_RATE_K_MAJOR_B}
+        elif (sixteen_bit and ROW_MAJOR_B_WIDE_M[0] < m <= ROW_MAJOR_B_WIDE_M[1]
+              and tile_count(m, n, 128, 224) > sm_count):   # within one wave its blocks are no faster
+            rates = {**rates, **TILE_RATE_ROW_MAJOR_B}
         tile = _best_tile(m, n, sm_count, rates)
         if (sixteen_bit and tile == "128x128" and ROW_PAIRS_M[0] < m <= ROW_PAIRS_M[1]
                 and cluster_units(m, n, 128, 128, 2) <= sm_count // 2):

@@ -159,6 +159,8 @@ TILES: dict[str, TileConfig] = {
     "128x224": TileConfig(128, 224, 4, 16),
     "128x160": TileConfig(128, 160, 5, 16),
     "128x96": TileConfig(128, 96, 7),
+    # 224 columns of a row-major B in a slot of four 64-column boxes (rule waves, M 193-1024)
+    "128x224r": TileConfig(128, 224, 4, 16, b_slot_n=256),
     # swapped operands (rule swap_ab): the weight's rows in 64- or 128-row tiles by A's 65-96 / 129-160 rows as
     # wgmma's N, which 64- and 128-row tiles of A would pad
     "64x96pk2t": TileConfig(64, 96, 7, pingpong=True, cluster_k=2, swap_ab=True),
@@ -210,7 +212,6 @@ EXPERIMENTAL_TILES: dict[str, TileConfig] = {
     "128x128kb2": TileConfig(128, 128, 3, stage_k=2),
     "128x128c2kb2": TileConfig(128, 128, 3, cluster_m=2, stage_k=2),
     # the same widths for a row-major B: B's slot rounded up to whole 64-column boxes
-    "128x224r": TileConfig(128, 224, 4, 16, b_slot_n=256),
     "128x160r": TileConfig(128, 160, 5, 16, b_slot_n=192),
     "128x96r": TileConfig(128, 96, 6, b_slot_n=128),
     "128x96c2": TileConfig(128, 96, 7, cluster_m=2),

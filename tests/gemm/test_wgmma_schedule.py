@@ -154,15 +154,48 @@ def test_rule_waves_takes_the_tiles_between_64_column_multiples_for_a_column_maj
         s = schedule.choose(m, n, k, "f16", "F", "f16")
         assert (s.tile, s.rule) == (tile, "waves"), (m, n, k)
         assert schedule.choose(m, n, k, "bf16", "F", "bf16").tile == tile
-        # a row-major B, and e4m3 (unmeasured on them), keep the 64-column multiples (at M 256, N 6144 a row-major B
-        # takes rule row_pairs' 128x128c2)
-        assert schedule.choose(m, n, k, "f16", "C", "f16").tile in (before, before + "c2"), (m, n, k)
+        # a row-major B keeps the 64-column multiples but for 224 columns in a slot of whole boxes (128x224r) at
+        # M 193-1024 (at M 256, N 6144 it takes rule row_pairs' 128x128c2); e4m3 (unmeasured on them) keeps them all
+        row_major = ("128x224r" if tile == "128x224" and 192 < m <= 1024 and schedule.tile_count(m, n, 128, 224) > 132
+                     else before)
+        assert schedule.choose(m, n, k, "f16", "C", "f16").tile in (row_major, before + "c2"), (m, n, k)
         assert not wgmma.TILES[schedule.choose(m, n, k, "e4m3", "F", "f16").tile].k_major_b_only
     # where the shares are near level the rate keeps 128x256: 8192^3 is 15.5 waves of 128x256 (0.97) and 17.9 of
     # 128x224 (0.997 x 0.97): 1678 against 1683 us; 4096^3 3.9 waves (0.97) against 4.6 (0.92 x 0.97)
     for size in (4096, 8192):
         assert schedule.choose(size, size, size, "f16", "F", "f16").tile == "128x256"
     assert schedule.choose(2048, 28672, 4096, "f16", "F", "f16").tile == "128x256"   # both 0.97: 740 against 752
+
+
+def test_rule_waves_takes_128x224r_for_a_row_major_b_at_193_to_1024_rows():
+    """Where 128x256 leaves the last wave part-filled (N 14336 / 28672 / 57344 at M 256-1024: 0.85 of it) 224
+    columns of a row-major B in a slot of four boxes fill 0.97 (512x28672x4096 172.0 us against 187.8; 768x14336x4096
+    129.0 against 143.9); not within one wave of them (200x14336x4096: 128 tiles, 56.5 against 50.2), nor where the
+    shares are level (M 2048: 804.8 against 722.4), nor at M <= 192 (M 80: 91.3 against 87.6), nor for a column-major
+    B (128x224 itself) or 8-bit inputs."""
+    def pick(m, n, k, dtype="f16", order="C"):
+        s = schedule.choose(m, n, k, dtype, order, "f16")
+        return s.tile, s.rule
+
+    assert schedule.useful_share(512, 28672, 128, 224) == pytest.approx(512 / 528)
+    assert schedule.useful_share(512, 28672, 128, 256) == pytest.approx(448 / 528)
+    for m in (193, 256, 512, 1024):
+        for n, k in ((14336, 4096), (28672, 4096), (57344, 8192)):
+            if schedule.useful_share(m, n, 128, 256) < 0.9 and schedule.tile_count(m, n, 128, 224) > 132:
+                assert pick(m, n, k) == ("128x224r", "waves"), (m, n, k)
+                assert pick(m, n, k, "bf16") == ("128x224r", "waves")
+                assert pick(m, n, k, order="F") == ("128x224", "waves")
+                assert pick(m, n, k, "e4m3", "F")[0] == "128x256"
+    assert pick(256, 28672, 4096) == pick(1024, 14336, 4096) == pick(1024, 10240, 8192) == ("128x224r", "waves")
+    assert schedule.tile_count(256, 14336, 128, 224) == 128 and pick(256, 14336, 4096)[0] == "128x256"
+    assert pick(200, 14336, 4096)[0] != "128x224r"
+    assert pick(1025, 14336, 4096) == pick(2048, 28672, 4096) == ("128x256", "waves")
+    assert pick(80, 28672, 4096)[0] != "128x224r"
+    assert pick(4096, 4096, 4096) == ("128x256", "waves")   # level shares: the rate keeps 128x256
+    # 128x160r and 128x96r stay experimental (1024x5120x4096: 128x160r 81.1 us against 128x192's 68.7)
+    assert pick(1024, 5120, 4096)[0] == "128x192"
+    assert "128x224r" in wgmma.launcher_tiles("C") and "128x224r" not in wgmma.launcher_tiles("F")
+    assert "128x160r" not in wgmma.TILES and "128x96r" not in wgmma.TILES
 
 
 def test_tiles_between_64_column_multiples_take_a_column_major_b_only():
