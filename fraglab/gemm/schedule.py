@@ -209,7 +209,7 @@ TILE_RATE_MISALIGNED_FP8 = {"128x256": 1.0, "128x128": 0.70}
 SIXTEEN_BIT_ONLY = ("128x192", "128x192c2", "192x192c2", "64x128pc2", "64x64p", "64x64pk2", "128x64k2", "128x128c2",
                     "64x128p", "64x192p", "64x64pk2kb2", "64x128pkb2",
                     "64x64pkb2", "128x224", "128x160", "128x96", "64x96pk2t", "64x96pkb2t", "128x160t",
-                    "128x96n2t", "64x96pkb2n2t", "64x80pkb2n2t", "128x80n2t", "128x192t")
+                    "128x96n2t", "64x96pkb2n2t", "64x80pkb2n2t", "128x80n2t", "128x192t", "128x224r")
 L2_PROMOTIONS = ("none", "64B", "128B", "256B")
 DEFAULT_L2_PROMOTION = "256B"
 RULES = ("block_scales", "swap_ab", "split_k", "one_row_tile", "sector_misaligned_rows", "row_padding", "row_pairs", "waves",
