@@ -372,9 +372,10 @@ def choose(m: int, n: int, k: int, dtype: str = "f16", b_order: str = "C", out_d
         rates = TILE_RATE if sixteen_bit else {t: r for t, r in TILE_RATE.items() if t not in SIXTEEN_BIT_ONLY}
         if sixteen_bit and b_order == "F":
             rates = {**rates, **TILE_RATE_K_MAJOR_B}
-        elif (sixteen_bit and ROW_MAJOR_B_WIDE_M[0] < m <= ROW_MAJOR_B_WIDE_M[1]
-              and tile_count(m, n, 128, 224) > sm_count):   # within one wave its blocks are no faster
-            rates = {**rates, **TILE_RATE_ROW_MAJOR_B}
+        elif sixteen_bit and ROW_MAJOR_B_WIDE_M[0] < m <= ROW_MAJOR_B_WIDE_M[1]:
+            # within one wave of its own tiles a row-major slot tile's blocks are no faster
+            rates = {**rates, **{t: r for t, r in TILE_RATE_ROW_MAJOR_B.items()
+                                 if tile_count(m, n, *TILE_SHAPES[t][:2]) > sm_count}}
         tile = _best_tile(m, n, sm_count, rates)
         if (sixteen_bit and tile == "128x128" and ROW_PAIRS_M[0] < m <= ROW_PAIRS_M[1]
                 and cluster_units(m, n, 128, 128, 2) <= sm_count // 2):

@@ -5,6 +5,7 @@ Expected coordinates come from the PTX ISA's accumulator figure for wgmma m64nNk
 written out here on its own, not from the code under test.
 """
 
+import functools
 import re
 
 import numpy as np
@@ -202,7 +203,8 @@ CHUNKS_PER_TEST = 4   # compiled side by side: NVRTC releases the GIL
 FRONT_END_ONLY = ("--fdevice-syntax-only",)
 
 
-def _chunks():
+@functools.cache
+def _chunks():   # every group slices the same list: built once
     names = [s.name() for s in wgmma.all_specs()]
     return [tuple(names[i:i + CHUNK]) for i in range(0, len(names), CHUNK)]
 
